@@ -1,0 +1,114 @@
+/*
+ * morpheus.h - the C interface of the Morpheus core, for the Slurm plugin shims.
+ *
+ * The core is Slurm-free C++; this header is all a shim sees. Conventions (after flux-sched's
+ * planner.h): an opaque handle, x_open()/x_close(T **), functions return 0 on success and -1
+ * with a filled morpheus_error_t on failure, strings returned to the caller are malloc'd and
+ * freed with free(). Every function is safe to call from several threads (the engine locks).
+ */
+#ifndef MORPHEUS_H
+#define MORPHEUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct morpheus_error {
+	char file[256];     /* the file at fault, or "" */
+	char where[128];    /* "line 12", "$.links[3].to", "--mem-hot", or "" */
+	char message[1024]; /* the whole message for people, fix included */
+} morpheus_error_t;
+
+typedef struct morpheus_engine morpheus_engine_t;
+
+/* A job's request as the shims see it. Sizes in bytes, latency in ns, 0 = not asked. */
+typedef struct morpheus_request {
+	uint64_t job_id;
+	uint32_t uid;
+	uint32_t nodes;          /* nodes wanted (0: derive from gpus) */
+	uint32_t gpus;           /* total GPUs when nodes is 0 */
+	uint64_t hot_per_node;   /* --mem-hot, per node */
+	uint64_t hot_latency_ns; /* --mem-hot-latency (0: DefaultHotLatency) */
+	uint64_t cold_per_node;  /* --mem-cold, per node */
+} morpheus_request_t;
+
+/* Loads morpheus.conf and the fabric, inventory and ledger it names. default_state_file is
+ * used when the file sets no StateFile (select/morpheus passes StateSaveLocation's). */
+morpheus_engine_t *morpheus_engine_open(const char *conf_path, const char *default_state_file,
+					morpheus_error_t *err);
+void morpheus_engine_close(morpheus_engine_t **engine);
+
+/* Re-reads morpheus.conf, fabric and inventory; validates everything before swapping it in.
+ * On error the last good state stays and -1 is returned. */
+int morpheus_engine_reload(morpheus_engine_t *engine, morpheus_error_t *err);
+
+/* Looks at the inventory file's mtime (at most every InventoryCheckInterval seconds, `now` in
+ * unix seconds) and re-reads it when changed: 1 changed, 0 unchanged, -1 bad file (kept). */
+int morpheus_engine_refresh_inventory(morpheus_engine_t *engine, int64_t now, morpheus_error_t *err);
+
+/* Config values the shims need. */
+const char *morpheus_engine_state_file(const morpheus_engine_t *engine);
+const char *morpheus_engine_failure_policy(const morpheus_engine_t *engine); /* requeue|signal|none */
+int morpheus_engine_status_port(const morpheus_engine_t *engine);
+
+/* Fabric nodes are numbered 0..node_count-1; a shim maps its node table once per load. */
+size_t morpheus_node_count(const morpheus_engine_t *engine);
+int morpheus_node_index(const morpheus_engine_t *engine, const char *node_name); /* -1: unknown */
+/* Counts the engine's reloads, so a shim knows when to rebuild its node map. */
+uint64_t morpheus_engine_generation(const morpheus_engine_t *engine);
+
+/* Parses the flag texts (each may be NULL or ""); -1 with err naming the flag. */
+int morpheus_request_set_flags(morpheus_request_t *req, const char *hot, const char *hot_latency,
+			       const char *cold, morpheus_error_t *err);
+/* 1 if the request asks Morpheus for anything (hot or cold memory). */
+int morpheus_request_wants_memory(const morpheus_request_t *req);
+
+/* At submission: 0 if the request could be placed some day, -1 with the reason otherwise. */
+int morpheus_check_feasible(morpheus_engine_t *engine, const morpheus_request_t *req,
+			    morpheus_error_t *err);
+
+/* A ranked list of node sets to offer the node selector, best first. */
+typedef struct morpheus_plan morpheus_plan_t;
+/* free_nodes: node_count flags, nonzero = usable now. Returns NULL and the reason (in
+ * err->message) when nothing fits now; the job should stay pending with that reason. */
+morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *engine, const morpheus_request_t *req,
+				   const uint8_t *free_nodes, morpheus_error_t *err);
+size_t morpheus_plan_steps(const morpheus_plan_t *plan);
+/* Fills allowed[node_count] with the nodes of step k (1 = may be used). */
+void morpheus_plan_step_nodes(const morpheus_plan_t *plan, size_t k, uint8_t *allowed);
+const char *morpheus_plan_step_pods(const morpheus_plan_t *plan, size_t k); /* "pod1" or "pod1,pod2" */
+void morpheus_plan_destroy(morpheus_plan_t **plan);
+
+/* Chooses blades for the nodes actually allocated and reserves them, saved to the state file
+ * before returning. A second call for the same job replaces its reservation. */
+int morpheus_reserve(morpheus_engine_t *engine, const morpheus_request_t *req,
+		     const uint32_t *nodes, size_t node_count, morpheus_error_t *err);
+/* 1 released, 0 the job held nothing (idempotent), -1 the state file could not be saved. */
+int morpheus_release(morpheus_engine_t *engine, uint64_t job_id, morpheus_error_t *err);
+
+/* After a restart: releases every reservation whose job is not in running_ids. Returns the
+ * number released, or -1. */
+int morpheus_reconcile(morpheus_engine_t *engine, const uint64_t *running_ids, size_t count,
+		       morpheus_error_t *err);
+
+/* The job's placement, malloc'd, or NULL if it holds nothing:
+ * summary: one line for a job field ("pod=pod1 hot=blade1a:32G@120ns,... cold=...");
+ * environment: "MORPHEUS_POD=pod1\nMORPHEUS_HOT_BLADES=...\n" lines. */
+char *morpheus_job_summary(morpheus_engine_t *engine, uint64_t job_id);
+char *morpheus_job_environment(morpheus_engine_t *engine, uint64_t job_id);
+
+/* Jobs holding memory on blades that are failed now; returns how many ids were written. */
+size_t morpheus_jobs_on_failed_blades(morpheus_engine_t *engine, uint64_t *ids, size_t max);
+
+/* Status for `morpheus pools/jobs/metrics` as JSON (malloc'd). A non-privileged viewer sees
+ * pool totals and the placement detail of its own jobs only. */
+char *morpheus_status_json(morpheus_engine_t *engine, uint32_t viewer_uid, int privileged);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MORPHEUS_H */

@@ -1,0 +1,81 @@
+// morpheus: pool and job status, validation of the admin's files, dry-run placement and
+// explanation, over the same core that select/morpheus runs inside slurmctld.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "commands.hpp"
+#include "config.h"
+#include "fabric.hpp"
+#include "input_error.hpp"
+#include "inventory.hpp"
+
+namespace morpheus::cli {
+
+ClusterModel load_model(const Sources &s, Config *config_out) {
+    Config conf;
+    std::string fabric = s.fabric, inventory = s.inventory;
+    if (!s.conf.empty()) {
+        conf = read_config(s.conf);
+        if (fabric.empty()) fabric = conf.fabric_file;
+        if (inventory.empty()) inventory = conf.inventory_file;
+    }
+    if (fabric.empty() || inventory.empty())
+        throw InputError("", "", "no fabric map and inventory given",
+                         "pass FABRIC INVENTORY, or --conf morpheus.conf (or set MORPHEUS_CONF)");
+    Fabric f = read_fabric(fabric);
+    Inventory inv = read_inventory(inventory, f);
+    for (const std::string &w : inv.warnings) std::fprintf(stderr, "morpheus: warning: %s\n", w.c_str());
+    if (config_out) *config_out = conf;
+    return ClusterModel(std::move(f), std::move(inv), conf.placement);
+}
+
+}  // namespace morpheus::cli
+
+namespace {
+
+void usage(FILE *out) {
+    std::fprintf(out,
+                 "usage: morpheus COMMAND [options]\n"
+                 "\n"
+                 "commands:\n"
+                 "  check FABRIC INVENTORY [--conf FILE]   validate the admin's files\n"
+                 "  place [FABRIC INVENTORY] [options]     dry-run one request and explain it\n"
+                 "  pools [FABRIC INVENTORY] [options]     capacity, reserved and free per pod and blade\n"
+                 "  version                                print the version\n"
+                 "\n"
+                 "Run 'morpheus COMMAND --help' for a command's options; see morpheus(1).\n");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    using namespace morpheus::cli;
+    if (argc < 2) {
+        usage(stderr);
+        return kUsage;
+    }
+    const char *cmd = argv[1];
+    if (!std::strcmp(cmd, "-h") || !std::strcmp(cmd, "--help") || !std::strcmp(cmd, "help")) {
+        usage(stdout);
+        return kOk;
+    }
+    if (!std::strcmp(cmd, "version") || !std::strcmp(cmd, "--version")) {
+        std::printf("morpheus %s\n", PACKAGE_VERSION);
+        return kOk;
+    }
+    try {
+        if (!std::strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
+        if (!std::strcmp(cmd, "place")) return cmd_place(argc - 1, argv + 1);
+        if (!std::strcmp(cmd, "pools")) return cmd_pools(argc - 1, argv + 1);
+    } catch (const morpheus::InputError &e) {
+        std::fprintf(stderr, "morpheus: error: %s\n", e.what());
+        return kInputError;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "morpheus: internal error: %s\n", e.what());
+        return kInputError;
+    }
+    std::fprintf(stderr, "morpheus: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return kUsage;
+}

@@ -1,0 +1,279 @@
+// The C ABI of include/morpheus/morpheus.h over Engine. Every entry point catches everything:
+// no C++ exception may unwind into slurmctld.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "engine.hpp"
+#include "explain.hpp"
+#include "input_error.hpp"
+#include "morpheus/morpheus.h"
+
+using namespace morpheus;
+
+struct morpheus_engine {
+    Engine engine;
+    morpheus_engine(const char *conf, const char *state) : engine(conf, state ? state : "") {}
+};
+
+struct morpheus_plan {
+    std::vector<std::vector<PodShare>> steps;
+    std::vector<std::string> names;
+    std::shared_ptr<const ClusterModel> model;
+};
+
+#define MORPHEUS_API extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+void copy_into(char *dst, size_t size, const std::string &src) {
+    std::strncpy(dst, src.c_str(), size - 1);
+    dst[size - 1] = '\0';
+}
+
+void set_error(morpheus_error_t *err, const std::string &file, const std::string &where, const std::string &message) {
+    if (!err) return;
+    copy_into(err->file, sizeof err->file, file);
+    copy_into(err->where, sizeof err->where, where);
+    copy_into(err->message, sizeof err->message, message);
+}
+
+void clear_error(morpheus_error_t *err) {
+    if (err) set_error(err, "", "", "");
+}
+
+// Runs f, turning any exception into -1 and a filled error.
+template <typename F>
+int guarded(morpheus_error_t *err, F &&f) {
+    try {
+        clear_error(err);
+        return f();
+    } catch (const InputError &e) {
+        set_error(err, e.file(), e.where(), e.what());
+    } catch (const std::bad_alloc &) {
+        set_error(err, "", "", "out of memory");
+    } catch (const std::exception &e) {
+        set_error(err, "", "", std::string("internal error: ") + e.what());
+    } catch (...) {
+        set_error(err, "", "", "internal error");
+    }
+    return -1;
+}
+
+char *dup_or_null(const std::string &s) {
+    char *p = static_cast<char *>(std::malloc(s.size() + 1));
+    if (p) std::memcpy(p, s.c_str(), s.size() + 1);
+    return p;
+}
+
+Request to_request(const morpheus_request_t *r) {
+    Request q;
+    q.job_id = r->job_id;
+    q.uid = r->uid;
+    q.nodes = r->nodes;
+    q.gpus = r->gpus;
+    q.hot_per_node = r->hot_per_node;
+    q.hot_latency_ns = r->hot_latency_ns;
+    q.cold_per_node = r->cold_per_node;
+    if (q.nodes == 0 && q.gpus == 0) q.nodes = 1;
+    return q;
+}
+
+}  // namespace
+
+MORPHEUS_API morpheus_engine_t *morpheus_engine_open(const char *conf_path, const char *default_state_file,
+                                                     morpheus_error_t *err) {
+    morpheus_engine_t *e = nullptr;
+    guarded(err, [&] {
+        if (!conf_path) throw InputError("", "", "no morpheus.conf path given");
+        e = new morpheus_engine(conf_path, default_state_file);
+        return 0;
+    });
+    return e;
+}
+
+MORPHEUS_API void morpheus_engine_close(morpheus_engine_t **engine) {
+    if (!engine || !*engine) return;
+    delete *engine;
+    *engine = nullptr;
+}
+
+MORPHEUS_API int morpheus_engine_reload(morpheus_engine_t *e, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.reload();
+        return 0;
+    });
+}
+
+MORPHEUS_API int morpheus_engine_refresh_inventory(morpheus_engine_t *e, int64_t now, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return e->engine.refresh_inventory(now) ? 1 : 0;
+    });
+}
+
+MORPHEUS_API const char *morpheus_engine_state_file(const morpheus_engine_t *e) { return e->engine.state_file().c_str(); }
+
+MORPHEUS_API const char *morpheus_engine_failure_policy(const morpheus_engine_t *e) {
+    return policy_name(e->engine.config().failure_policy);
+}
+
+MORPHEUS_API int morpheus_engine_status_port(const morpheus_engine_t *e) { return e->engine.config().status_port; }
+
+MORPHEUS_API size_t morpheus_node_count(const morpheus_engine_t *e) { return e->engine.model().fabric().node_names.size(); }
+
+MORPHEUS_API int morpheus_node_index(const morpheus_engine_t *e, const char *node_name) {
+    if (!node_name) return -1;
+    return e->engine.model().fabric().node_index(node_name);
+}
+
+MORPHEUS_API uint64_t morpheus_engine_generation(const morpheus_engine_t *e) { return e->engine.generation(); }
+
+MORPHEUS_API int morpheus_request_set_flags(morpheus_request_t *req, const char *hot, const char *hot_latency,
+                                            const char *cold, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        Request q = to_request(req);
+        parse_memory_flags(q, hot, hot_latency, cold);
+        req->hot_per_node = q.hot_per_node;
+        req->hot_latency_ns = q.hot_latency_ns;
+        req->cold_per_node = q.cold_per_node;
+        return 0;
+    });
+}
+
+MORPHEUS_API int morpheus_request_wants_memory(const morpheus_request_t *req) {
+    return req && (req->hot_per_node || req->cold_per_node);
+}
+
+MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_request_t *req, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::shared_ptr<const ClusterModel> model;
+        {
+            std::lock_guard<std::mutex> g(e->engine.lock());
+            model = e->engine.model_ptr();
+        }
+        Decision d = feasibility(*model, to_request(req));
+        if (d.verdict == Verdict::Impossible) throw InputError("", "", "Morpheus: " + d.reason);
+        return 0;
+    });
+}
+
+MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morpheus_request_t *req,
+                                                const uint8_t *free_nodes, morpheus_error_t *err) {
+    morpheus_plan_t *plan = nullptr;
+    guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        const ClusterModel &m = e->engine.model();
+        std::vector<uint8_t> flags(free_nodes, free_nodes + m.fabric().node_names.size());
+        Request q = to_request(req);
+        Decision d = decide(m, e->engine.ledger(), q, flags);
+        if (d.verdict != Verdict::Placed) throw InputError("", "", "Morpheus: " + d.reason);
+        auto p = std::make_unique<morpheus_plan>();
+        p->model = e->engine.model_ptr();
+        // The decision first, then other eligible single pods, so the node selector can widen
+        // when it refuses the best (e.g. CPUs or GRES busy on those nodes).
+        p->steps.push_back(d.placement.pods);
+        constexpr size_t kMaxSteps = 8;
+        for (const PodAssessment &a : d.pods) {
+            if (a.ruled_out != RuleOut::None || p->steps.size() >= kMaxSteps) break;
+            if (d.placement.pods.size() == 1 && a.pod == d.placement.pods[0].pod) continue;
+            p->steps.push_back({{a.pod, a.nodes_needed}});
+        }
+        for (const auto &step : p->steps) {
+            std::string names;
+            for (const PodShare &s : step) names += (names.empty() ? "" : ",") + m.fabric().pods[s.pod].name;
+            p->names.push_back(names);
+        }
+        plan = p.release();
+        return 0;
+    });
+    return plan;
+}
+
+MORPHEUS_API size_t morpheus_plan_steps(const morpheus_plan_t *plan) { return plan ? plan->steps.size() : 0; }
+
+MORPHEUS_API void morpheus_plan_step_nodes(const morpheus_plan_t *plan, size_t k, uint8_t *allowed) {
+    const Fabric &f = plan->model->fabric();
+    std::memset(allowed, 0, f.node_names.size());
+    if (k >= plan->steps.size()) return;
+    for (const PodShare &s : plan->steps[k]) {
+        const Pod &pod = f.pods[s.pod];
+        std::memset(allowed + pod.first_node, 1, pod.node_count);
+    }
+}
+
+MORPHEUS_API const char *morpheus_plan_step_pods(const morpheus_plan_t *plan, size_t k) {
+    return k < plan->names.size() ? plan->names[k].c_str() : "";
+}
+
+MORPHEUS_API void morpheus_plan_destroy(morpheus_plan_t **plan) {
+    if (!plan || !*plan) return;
+    delete *plan;
+    *plan = nullptr;
+}
+
+MORPHEUS_API int morpheus_reserve(morpheus_engine_t *e, const morpheus_request_t *req, const uint32_t *nodes,
+                                  size_t node_count, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.reserve(to_request(req), std::vector<uint32_t>(nodes, nodes + node_count));
+        return 0;
+    });
+}
+
+MORPHEUS_API int morpheus_release(morpheus_engine_t *e, uint64_t job_id, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return e->engine.release(job_id) ? 1 : 0;
+    });
+}
+
+MORPHEUS_API int morpheus_reconcile(morpheus_engine_t *e, const uint64_t *running_ids, size_t count,
+                                    morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return static_cast<int>(e->engine.reconcile(std::vector<uint64_t>(running_ids, running_ids + count)));
+    });
+}
+
+MORPHEUS_API char *morpheus_job_summary(morpheus_engine_t *e, uint64_t job_id) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        const Reservation *r = e->engine.ledger().find(job_id);
+        return r ? dup_or_null(reservation_summary(e->engine.model().fabric(), *r)) : nullptr;
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+MORPHEUS_API char *morpheus_job_environment(morpheus_engine_t *e, uint64_t job_id) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        const Reservation *r = e->engine.ledger().find(job_id);
+        return r ? dup_or_null(reservation_environment(e->engine.model().fabric(), *r)) : nullptr;
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+MORPHEUS_API size_t morpheus_jobs_on_failed_blades(morpheus_engine_t *e, uint64_t *ids, size_t max) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        std::vector<uint64_t> jobs = e->engine.jobs_on_failed_blades();
+        size_t n = std::min(max, jobs.size());
+        for (size_t i = 0; i < n; ++i) ids[i] = jobs[i];
+        return n;
+    } catch (...) {
+        return 0;
+    }
+}
+
+MORPHEUS_API char *morpheus_status_json(morpheus_engine_t *e, uint32_t viewer_uid, int privileged) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return dup_or_null(status_json(e->engine.model(), e->engine.ledger(), privileged ? -1 : static_cast<long>(viewer_uid)));
+    } catch (...) {
+        return nullptr;
+    }
+}

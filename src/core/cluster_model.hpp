@@ -1,0 +1,55 @@
+// ClusterModel: one consistent load of fabric + inventory + settings, with everything placement
+// needs precomputed (latency table, cold-blade order). Immutable once built; a reload builds a
+// new one and swaps it in whole.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabric.hpp"
+#include "inventory.hpp"
+#include "latency_table.hpp"
+
+namespace morpheus {
+
+// Scoring weights (morpheus.conf: Weight*=). Pod score = latency*L + headroom*H + packing*P
+// - load*D, each term in [0,1]; see morpheus.conf(5).
+struct Weights {
+    double latency = 1.0;        // nearer hot memory inside the bound
+    double headroom = 0.5;       // more spare hot capacity inside the bound
+    double packing = 1.0;        // best fit of free nodes (leave big holes for big jobs)
+    double load = 0.5;           // avoid busy blades
+    double cold_pressure = 1.0;  // keep cold memory off blades that many pods need for hot
+};
+
+struct PlacementSettings {
+    Weights weights;
+    uint64_t default_hot_latency_ns = 500;
+};
+
+class ClusterModel {
+public:
+    ClusterModel(Fabric fabric, Inventory inventory, PlacementSettings settings);
+
+    const Fabric &fabric() const { return fabric_; }
+    const Inventory &inventory() const { return inventory_; }
+    const LatencyTable &latency() const { return table_; }
+    const PlacementSettings &settings() const { return settings_; }
+    // Blades in the order cold memory should use them (least needed for hot first).
+    const std::vector<uint32_t> &cold_order() const { return cold_order_; }
+    // Share of pods that have this blade inside the default hot bound.
+    double hot_pressure(uint32_t blade) const { return pressure_[blade]; }
+    // The same model with another inventory (blade state or capacity changed).
+    ClusterModel with_inventory(Inventory inventory) const;
+
+private:
+    void rank_cold_blades();
+    Fabric fabric_;
+    Inventory inventory_;
+    PlacementSettings settings_;
+    LatencyTable table_;
+    std::vector<double> pressure_;
+    std::vector<uint32_t> cold_order_;
+};
+
+}  // namespace morpheus

@@ -1,0 +1,149 @@
+// morpheus.conf reader: defaults first, then each line validated; nothing is half-applied.
+#include "config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "input_error.hpp"
+#include "units.hpp"
+
+namespace morpheus {
+
+const char *policy_name(BladeFailurePolicy p) {
+    switch (p) {
+    case BladeFailurePolicy::Requeue: return "requeue";
+    case BladeFailurePolicy::Signal: return "signal";
+    case BladeFailurePolicy::None: return "none";
+    }
+    return "?";
+}
+
+namespace {
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+std::string trim(const std::string &s) {
+    size_t a = s.find_first_not_of(" \t\r");
+    if (a == std::string::npos) return "";
+    size_t b = s.find_last_not_of(" \t\r");
+    return s.substr(a, b - a + 1);
+}
+
+std::string resolve(const std::string &dir, const std::string &file) {
+    if (file.empty() || file[0] == '/' || dir.empty()) return file;
+    return dir + "/" + file;
+}
+
+double parse_weight(const std::string &value, const std::string &name, const std::string &where,
+                    const std::string &key) {
+    char *end = nullptr;
+    double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(v >= 0) || v > 1000)
+        throw InputError(name, where, key + "=" + value + " is not a weight", "give a number from 0 to 1000, e.g. " + key + "=1.0");
+    return v;
+}
+
+bool parse_bool(const std::string &value, const std::string &name, const std::string &where, const std::string &key) {
+    std::string v = lower(value);
+    if (v == "yes" || v == "true" || v == "1") return true;
+    if (v == "no" || v == "false" || v == "0") return false;
+    throw InputError(name, where, key + "=" + value + " is not yes or no", "write " + key + "=yes or " + key + "=no");
+}
+
+}  // namespace
+
+Config parse_config(const std::string &text, const std::string &name) {
+    Config c;
+    c.source = name;
+    std::string dir = name.find('/') == std::string::npos ? "" : name.substr(0, name.rfind('/'));
+    std::istringstream in(text);
+    std::string raw;
+    int line_no = 0;
+    while (std::getline(in, raw)) {
+        ++line_no;
+        std::string where = "line " + std::to_string(line_no);
+        size_t hash = raw.find('#');
+        std::string line = trim(hash == std::string::npos ? raw : raw.substr(0, hash));
+        if (line.empty()) continue;
+        size_t eq = line.find('=');
+        if (eq == std::string::npos)
+            throw InputError(name, where, "\"" + line + "\" is not Key=Value", "write it as Key=Value, e.g. FabricFile=fabric.json");
+        std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
+        std::string k = lower(key);
+        if (value.empty()) throw InputError(name, where, key + " has no value", "give a value after '='");
+        try {
+            if (k == "fabricfile")
+                c.fabric_file = resolve(dir, value);
+            else if (k == "inventoryfile")
+                c.inventory_file = resolve(dir, value);
+            else if (k == "statefile")
+                c.state_file = resolve(dir, value);
+            else if (k == "defaulthotlatency")
+                c.placement.default_hot_latency_ns = parse_latency(value, key);
+            else if (k == "weightlatency")
+                c.placement.weights.latency = parse_weight(value, name, where, key);
+            else if (k == "weightheadroom")
+                c.placement.weights.headroom = parse_weight(value, name, where, key);
+            else if (k == "weightpacking")
+                c.placement.weights.packing = parse_weight(value, name, where, key);
+            else if (k == "weightload")
+                c.placement.weights.load = parse_weight(value, name, where, key);
+            else if (k == "weightcoldpressure")
+                c.placement.weights.cold_pressure = parse_weight(value, name, where, key);
+            else if (k == "bladefailurepolicy") {
+                std::string v = lower(value);
+                if (v == "requeue")
+                    c.failure_policy = BladeFailurePolicy::Requeue;
+                else if (v == "signal")
+                    c.failure_policy = BladeFailurePolicy::Signal;
+                else if (v == "none")
+                    c.failure_policy = BladeFailurePolicy::None;
+                else
+                    throw InputError(name, where, "BladeFailurePolicy=" + value + " is unknown",
+                                     "use requeue, signal or none");
+            } else if (k == "inventorycheckinterval") {
+                char *end = nullptr;
+                long v = std::strtol(value.c_str(), &end, 10);
+                if (*end || v < 1 || v > 3600)
+                    throw InputError(name, where, key + "=" + value + " is not a number of seconds",
+                                     "give 1 to 3600, e.g. InventoryCheckInterval=5");
+                c.inventory_check_interval_s = static_cast<uint32_t>(v);
+            } else if (k == "statusport") {
+                char *end = nullptr;
+                long v = std::strtol(value.c_str(), &end, 10);
+                if (*end || v < 0 || v > 65535)
+                    throw InputError(name, where, key + "=" + value + " is not a TCP port", "give 1 to 65535, or 0 for none");
+                c.status_port = static_cast<uint16_t>(v);
+            } else if (k == "nccltopohints" || k == "ncclhints") {
+                c.nccl_hints = parse_bool(value, name, where, key);
+            } else {
+                throw InputError(name, where, "unknown key \"" + key + "\"",
+                                 "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, "
+                                 "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
+                                 "BladeFailurePolicy, InventoryCheckInterval, StatusPort, NcclHints");
+            }
+        } catch (const InputError &e) {
+            if (!e.file().empty()) throw;
+            throw InputError(name, where, e.problem(), e.fix());
+        }
+    }
+    if (c.fabric_file.empty()) throw InputError(name, "", "FabricFile is not set", "add FabricFile=/etc/slurm/fabric.json");
+    if (c.inventory_file.empty())
+        throw InputError(name, "", "InventoryFile is not set", "add InventoryFile=/etc/slurm/inventory.json");
+    return c;
+}
+
+Config read_config(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path, "", "cannot read the file", "check the path and its permissions");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_config(ss.str(), path);
+}
+
+}  // namespace morpheus

@@ -1,0 +1,30 @@
+// morpheus.conf: Slurm-style "Key=Value" lines beside slurm.conf (see morpheus.conf(5)).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "cluster_model.hpp"
+
+namespace morpheus {
+
+enum class BladeFailurePolicy : uint8_t { Requeue, Signal, None };
+const char *policy_name(BladeFailurePolicy p);
+
+struct Config {
+    std::string source;          // the file read ("" for defaults)
+    std::string fabric_file;     // absolute, or relative to the config file's directory
+    std::string inventory_file;
+    std::string state_file;      // "" : the plugin's default under StateSaveLocation
+    PlacementSettings placement;
+    BladeFailurePolicy failure_policy = BladeFailurePolicy::Requeue;
+    uint32_t inventory_check_interval_s = 5;  // how often the inventory file's mtime is looked at
+    uint16_t status_port = 0;                 // 0: no status server
+    bool nccl_hints = true;                   // default of --nccl-hints
+};
+
+// Reads the whole file, validating every key; throws InputError naming the file, the line and
+// the fix. Unknown keys are errors. Relative file paths resolve against the file's directory.
+Config read_config(const std::string &path);
+Config parse_config(const std::string &text, const std::string &name);
+
+}  // namespace morpheus

@@ -1,0 +1,148 @@
+// Engine: load, reload (validate-then-swap), reserve/release with a durable ledger.
+#include "engine.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "input_error.hpp"
+
+namespace morpheus {
+
+int64_t file_mtime_ns(const std::string &path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return 0;
+    return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+Engine::Loaded Engine::load_all(const std::string &conf_path) {
+    Loaded l;
+    l.config = read_config(conf_path);
+    Fabric fabric = read_fabric(l.config.fabric_file);
+    Inventory inventory = read_inventory(l.config.inventory_file, fabric);
+    l.warnings = inventory.warnings;
+    l.model = std::make_shared<const ClusterModel>(std::move(fabric), std::move(inventory), l.config.placement);
+    return l;
+}
+
+Engine::Engine(const std::string &conf_path, const std::string &default_state_file)
+    : conf_path_(conf_path), default_state_file_(default_state_file) {
+    Loaded l = load_all(conf_path);
+    config_ = std::move(l.config);
+    model_ = std::move(l.model);
+    warnings_ = std::move(l.warnings);
+    state_file_ = config_.state_file.empty() ? default_state_file_ : config_.state_file;
+    if (state_file_.empty())
+        throw InputError(conf_path, "", "no StateFile set and no default given", "add StateFile=/var/spool/slurmctld/morpheus_ledger.json");
+    ledger_ = Ledger::load(state_file_, model_->fabric(), &warnings_);
+    inventory_mtime_ = file_mtime_ns(config_.inventory_file);
+    mark_affected();
+}
+
+void Engine::reload() {
+    Loaded l = load_all(conf_path_);  // throws before anything changes
+    std::string state = l.config.state_file.empty() ? default_state_file_ : l.config.state_file;
+    std::vector<std::string> warnings = l.warnings;
+    Ledger rebound = ledger_.rebind(model_->fabric(), l.model->fabric(), &warnings);
+    config_ = std::move(l.config);
+    model_ = std::move(l.model);
+    ledger_ = std::move(rebound);
+    warnings_ = std::move(warnings);
+    bool moved = state != state_file_;
+    state_file_ = state;
+    inventory_mtime_ = file_mtime_ns(config_.inventory_file);
+    ++generation_;
+    mark_affected();
+    if (moved) save();
+}
+
+bool Engine::refresh_inventory(int64_t now) {
+    if (now - inventory_checked_ < static_cast<int64_t>(config_.inventory_check_interval_s)) return false;
+    inventory_checked_ = now;
+    int64_t mtime = file_mtime_ns(config_.inventory_file);
+    if (mtime == inventory_mtime_) return false;
+    Inventory inv = read_inventory(config_.inventory_file, model_->fabric());  // throws: keep old
+    inventory_mtime_ = mtime;
+    warnings_ = inv.warnings;
+    model_ = std::make_shared<const ClusterModel>(model_->with_inventory(std::move(inv)));
+    mark_affected();
+    return true;
+}
+
+void Engine::mark_affected() {
+    const Inventory &inv = model_->inventory();
+    for (const auto &[id, r] : ledger_.reservations()) {
+        bool affected = false;
+        for (const Segment &s : r.segments)
+            if (inv.blades[s.blade].state == BladeState::Failed) affected = true;
+        if (Reservation *m = ledger_.find_mutable(id)) m->affected = affected;
+    }
+}
+
+void Engine::save() { ledger_.save(state_file_, model_->fabric()); }
+
+Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nodes) {
+    const ClusterModel &m = *model_;
+    std::vector<PodShare> shares;
+    for (uint32_t n : nodes) {
+        if (n >= m.fabric().node_names.size()) throw InputError("", "nodes", "node index outside the fabric");
+        uint32_t pod = m.fabric().node_pod[n];
+        if (shares.empty() || shares.back().pod != pod) {
+            bool found = false;
+            for (PodShare &s : shares)
+                if (s.pod == pod) {
+                    ++s.nodes;
+                    found = true;
+                }
+            if (!found) shares.push_back({pod, 1});
+        } else {
+            ++shares.back().nodes;
+        }
+    }
+    // Blades are chosen against the ledger without this job's old reservation, if any.
+    const Ledger *base = &ledger_;
+    Ledger without;
+    if (ledger_.find(req.job_id)) {
+        without = ledger_;
+        without.release(req.job_id);
+        base = &without;
+    }
+    Placement p;
+    std::string why;
+    if (!assign_blades(m, *base, req, shares, p, &why)) throw InputError("", "job " + std::to_string(req.job_id), why);
+    Reservation r;
+    r.job_id = req.job_id;
+    r.uid = req.uid;
+    r.since = static_cast<int64_t>(std::time(nullptr));
+    r.pods = p.pods;
+    for (uint32_t n : nodes) r.nodes.push_back(m.fabric().node_names[n]);
+    r.segments = p.segments;
+    r.hot_latency_bound_ns = p.hot_latency_bound_ns;
+    if (!ledger_.reserve(r, m.inventory(), &why)) throw InputError("", "job " + std::to_string(req.job_id), why);
+    save();
+    return r;
+}
+
+bool Engine::release(uint64_t job_id) {
+    if (!ledger_.release(job_id)) return false;
+    save();
+    return true;
+}
+
+size_t Engine::reconcile(const std::vector<uint64_t> &running) {
+    std::vector<uint64_t> gone;
+    for (const auto &[id, r] : ledger_.reservations())
+        if (std::find(running.begin(), running.end(), id) == running.end()) gone.push_back(id);
+    for (uint64_t id : gone) ledger_.release(id);
+    if (!gone.empty()) save();
+    return gone.size();
+}
+
+std::vector<uint64_t> Engine::jobs_on_failed_blades() const {
+    std::vector<uint64_t> out;
+    for (const auto &[id, r] : ledger_.reservations())
+        if (r.affected) out.push_back(id);
+    return out;
+}
+
+}  // namespace morpheus

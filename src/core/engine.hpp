@@ -1,0 +1,67 @@
+// Engine: what runs inside slurmctld (and the CLI's offline views): the current config,
+// cluster model and ledger, reloaded as a whole and persisted on every change.
+#pragma once
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cluster_model.hpp"
+#include "config.hpp"
+#include "ledger.hpp"
+#include "placement.hpp"
+
+namespace morpheus {
+
+class Engine {
+public:
+    // Reads config, fabric, inventory and ledger; throws InputError on any problem.
+    Engine(const std::string &conf_path, const std::string &default_state_file);
+
+    // Validates the new files fully, then swaps them in; on error throws and keeps the old.
+    void reload();
+    // Re-reads the inventory when its mtime changed (rate-limited); true if it changed.
+    bool refresh_inventory(int64_t now);
+
+    const Config &config() const { return config_; }
+    const ClusterModel &model() const { return *model_; }
+    std::shared_ptr<const ClusterModel> model_ptr() const { return model_; }
+    const Ledger &ledger() const { return ledger_; }
+    const std::string &state_file() const { return state_file_; }
+    uint64_t generation() const { return generation_; }
+    const std::vector<std::string> &warnings() const { return warnings_; }
+
+    // Reserves blades for the nodes Slurm allocated; persists before returning.
+    Reservation reserve(const Request &req, const std::vector<uint32_t> &nodes);
+    bool release(uint64_t job_id);
+    size_t reconcile(const std::vector<uint64_t> &running);
+    std::vector<uint64_t> jobs_on_failed_blades() const;
+
+    std::mutex &lock() { return mutex_; }
+
+private:
+    struct Loaded {
+        Config config;
+        std::shared_ptr<const ClusterModel> model;
+        std::vector<std::string> warnings;
+    };
+    static Loaded load_all(const std::string &conf_path);
+    void mark_affected();
+    void save();
+
+    std::string conf_path_, default_state_file_, state_file_;
+    Config config_;
+    std::shared_ptr<const ClusterModel> model_;
+    Ledger ledger_;
+    std::vector<std::string> warnings_;
+    uint64_t generation_ = 1;
+    int64_t inventory_mtime_ = 0;
+    int64_t inventory_checked_ = 0;
+    std::mutex mutex_;
+};
+
+// The file's modification time in nanoseconds, 0 if it cannot be read.
+int64_t file_mtime_ns(const std::string &path);
+
+}  // namespace morpheus

@@ -1,0 +1,279 @@
+// Rendering of decisions, reservations and status.
+#include "explain.hpp"
+
+#include <jansson.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "units.hpp"
+
+namespace morpheus {
+namespace {
+
+std::string dump(json_t *root) {
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    std::string s = text ? text : "null";
+    std::free(text);
+    json_decref(root);
+    return s + "\n";
+}
+
+std::string fixed(double v, int digits = 3) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string rule_out_words(const ClusterModel &m, const PodAssessment &a, uint64_t bound) {
+    switch (a.ruled_out) {
+    case RuleOut::None: return "eligible";
+    case RuleOut::NoGpus: return "has no GPUs";
+    case RuleOut::FreeNodes:
+        return "only " + std::to_string(a.free_nodes) + " free nodes of " + std::to_string(a.nodes_needed) + " needed";
+    case RuleOut::NoBladeInBound:
+        return "no blade within " + format_latency(bound) + " (nearest " +
+               (a.nearest_ns == kUnreachable ? std::string("unreachable") : format_latency(a.nearest_ns)) + ")";
+    case RuleOut::HotCapacity: {
+        std::string s = "hot memory within " + format_latency(bound) + ": " + format_size(a.hot_free_in_bound) +
+                        " free of " + format_size(a.hot_needed) + " needed";
+        if (a.hot_unusable_in_bound) s += " (" + format_size(a.hot_unusable_in_bound) + " on failed/draining blades)";
+        return s;
+    }
+    case RuleOut::ColdCapacity: return "not enough cold memory";
+    }
+    return "?";
+}
+
+json_t *segment_json(const Fabric &f, const Segment &s) {
+    json_t *o = json_object();
+    json_object_set_new(o, "blade", json_string(f.blades[s.blade].name.c_str()));
+    json_object_set_new(o, "use", json_string(s.use == Use::Hot ? "hot" : "cold"));
+    json_object_set_new(o, "tier", json_string(tier_name(s.tier)));
+    json_object_set_new(o, "bytes", json_integer(static_cast<json_int_t>(s.bytes)));
+    json_object_set_new(o, "latency_ns", json_integer(s.latency_ns));
+    json_object_set_new(o, "pod", json_string(f.pods[s.pod].name.c_str()));
+    return o;
+}
+
+std::string segments_words(const Fabric &f, const std::vector<Segment> &segs, Use use) {
+    std::string s;
+    for (const Segment &g : segs) {
+        if (g.use != use) continue;
+        s += (s.empty() ? "" : ",") + f.blades[g.blade].name + ":";
+        if (use == Use::Cold) s += std::string(tier_name(g.tier)) + ":";
+        s += format_size(g.bytes);
+        if (use == Use::Hot) s += "@" + format_latency(g.latency_ns);
+    }
+    return s;
+}
+
+std::string pods_words(const Fabric &f, const std::vector<PodShare> &pods) {
+    std::string s;
+    for (const PodShare &p : pods) s += (s.empty() ? "" : ",") + f.pods[p.pod].name;
+    return s;
+}
+
+}  // namespace
+
+std::string explain_text(const ClusterModel &m, const Request &req, const Decision &d, size_t max_pods) {
+    const Fabric &f = m.fabric();
+    const uint64_t bound = effective_bound(m, req);
+    std::string out = "request: " + describe(req);
+    if (req.hot_per_node && !req.hot_latency_ns) out += " (default bound " + format_latency(bound) + ")";
+    out += "\n";
+    out += std::string("verdict: ") + verdict_name(d.verdict) + ": " + d.reason + "\n";
+    if (d.verdict == Verdict::Placed) {
+        const Placement &p = d.placement;
+        for (const PodShare &s : p.pods)
+            out += "  pod " + f.pods[s.pod].name + ": " + std::to_string(s.nodes) + " nodes\n";
+        for (const Segment &g : p.segments) {
+            out += std::string("  ") + (g.use == Use::Hot ? "hot " : "cold") + "  " + f.blades[g.blade].name + " " +
+                   tier_name(g.tier) + " " + format_size(g.bytes) + " at " + format_latency(g.latency_ns);
+            out += g.use == Use::Hot ? " (bound " + format_latency(bound) + ")\n" : "\n";
+        }
+    }
+    out += "pods considered (best first):\n";
+    size_t shown = 0;
+    for (const PodAssessment &a : d.pods) {
+        if (shown++ >= max_pods) {
+            out += "  ... " + std::to_string(d.pods.size() - max_pods) + " more\n";
+            break;
+        }
+        out += "  " + f.pods[a.pod].name + ": ";
+        if (a.ruled_out == RuleOut::None) {
+            out += "score " + fixed(a.score) + " = latency " + fixed(a.latency_term, 2) + " + headroom " +
+                   fixed(a.headroom_term, 2) + " + packing " + fixed(a.packing_term, 2) + " - load " +
+                   fixed(a.load_term, 2);
+            if (a.hot_needed) out += "; hot " + format_size(a.hot_free_in_bound) + " free in bound";
+            out += "\n";
+        } else {
+            out += "ruled out: " + rule_out_words(m, a, bound) + "\n";
+        }
+    }
+    return out;
+}
+
+std::string decision_json(const ClusterModel &m, const Request &req, const Decision &d) {
+    const Fabric &f = m.fabric();
+    const uint64_t bound = effective_bound(m, req);
+    json_t *root = json_object();
+    json_t *rq = json_object();
+    json_object_set_new(rq, "nodes", json_integer(req.nodes));
+    json_object_set_new(rq, "gpus", json_integer(req.gpus));
+    json_object_set_new(rq, "hot_per_node", json_integer(static_cast<json_int_t>(req.hot_per_node)));
+    json_object_set_new(rq, "hot_latency_bound_ns", json_integer(static_cast<json_int_t>(bound)));
+    json_object_set_new(rq, "cold_per_node", json_integer(static_cast<json_int_t>(req.cold_per_node)));
+    json_object_set_new(root, "request", rq);
+    json_object_set_new(root, "verdict", json_string(verdict_name(d.verdict)));
+    json_object_set_new(root, "reason", json_string(d.reason.c_str()));
+    if (d.verdict == Verdict::Placed) {
+        json_t *pl = json_object();
+        json_t *pods = json_array();
+        for (const PodShare &s : d.placement.pods) {
+            json_t *o = json_object();
+            json_object_set_new(o, "pod", json_string(f.pods[s.pod].name.c_str()));
+            json_object_set_new(o, "nodes", json_integer(s.nodes));
+            json_array_append_new(pods, o);
+        }
+        json_object_set_new(pl, "pods", pods);
+        json_t *segs = json_array();
+        for (const Segment &g : d.placement.segments) json_array_append_new(segs, segment_json(f, g));
+        json_object_set_new(pl, "segments", segs);
+        json_object_set_new(pl, "score", json_real(d.placement.score));
+        json_object_set_new(root, "placement", pl);
+    }
+    json_t *pods = json_array();
+    for (const PodAssessment &a : d.pods) {
+        json_t *o = json_object();
+        json_object_set_new(o, "pod", json_string(f.pods[a.pod].name.c_str()));
+        json_object_set_new(o, "eligible", json_boolean(a.ruled_out == RuleOut::None));
+        json_object_set_new(o, "ruled_out_by", a.ruled_out == RuleOut::None ? json_null() : json_string(rule_out_name(a.ruled_out)));
+        if (a.ruled_out != RuleOut::None)
+            json_object_set_new(o, "why", json_string(rule_out_words(m, a, bound).c_str()));
+        json_object_set_new(o, "free_nodes", json_integer(a.free_nodes));
+        json_object_set_new(o, "nodes_needed", json_integer(a.nodes_needed));
+        json_object_set_new(o, "hot_needed", json_integer(static_cast<json_int_t>(a.hot_needed)));
+        json_object_set_new(o, "hot_free_in_bound", json_integer(static_cast<json_int_t>(a.hot_free_in_bound)));
+        json_object_set_new(o, "nearest_blade_ns", a.nearest_ns == kUnreachable ? json_null() : json_integer(a.nearest_ns));
+        json_object_set_new(o, "score", json_real(a.score));
+        json_t *terms = json_object();
+        json_object_set_new(terms, "latency", json_real(a.latency_term));
+        json_object_set_new(terms, "headroom", json_real(a.headroom_term));
+        json_object_set_new(terms, "packing", json_real(a.packing_term));
+        json_object_set_new(terms, "load", json_real(a.load_term));
+        json_object_set_new(o, "terms", terms);
+        json_array_append_new(pods, o);
+    }
+    json_object_set_new(root, "pods", pods);
+    return dump(root);
+}
+
+std::string reservation_summary(const Fabric &f, const Reservation &r) {
+    std::string s = "morpheus: pod=" + pods_words(f, r.pods);
+    std::string hot = segments_words(f, r.segments, Use::Hot), cold = segments_words(f, r.segments, Use::Cold);
+    if (!hot.empty()) s += " hot=" + hot;
+    if (!cold.empty()) s += " cold=" + cold;
+    if (r.affected) s += " AFFECTED-BY-FAILED-BLADE";
+    return s;
+}
+
+std::string reservation_environment(const Fabric &f, const Reservation &r) {
+    // Names come from the validated fabric ([A-Za-z0-9._-]) and numbers from us, so every
+    // value is shell-safe as it stands.
+    uint64_t hot = 0, cold = 0;
+    uint32_t worst = 0;
+    for (const Segment &g : r.segments) {
+        if (g.use == Use::Hot) {
+            hot += g.bytes;
+            worst = std::max(worst, g.latency_ns);
+        } else {
+            cold += g.bytes;
+        }
+    }
+    std::string e;
+    e += "MORPHEUS_POD=" + pods_words(f, r.pods) + "\n";
+    e += "MORPHEUS_HOT_BLADES=" + segments_words(f, r.segments, Use::Hot) + "\n";
+    e += "MORPHEUS_HOT_BYTES=" + std::to_string(hot) + "\n";
+    e += "MORPHEUS_HOT_LATENCY_NS=" + std::to_string(worst) + "\n";
+    e += "MORPHEUS_HOT_BOUND_NS=" + std::to_string(r.hot_latency_bound_ns) + "\n";
+    e += "MORPHEUS_COLD_BLADES=" + segments_words(f, r.segments, Use::Cold) + "\n";
+    e += "MORPHEUS_COLD_BYTES=" + std::to_string(cold) + "\n";
+    return e;
+}
+
+std::string status_json(const ClusterModel &m, const Ledger &l, long viewer) {
+    const Fabric &f = m.fabric();
+    const Inventory &inv = m.inventory();
+    json_t *root = json_object();
+    json_object_set_new(root, "fabric", json_string(f.source.c_str()));
+    json_object_set_new(root, "inventory", json_string(inv.source.c_str()));
+    json_object_set_new(root, "default_hot_latency_ns",
+                        json_integer(static_cast<json_int_t>(m.settings().default_hot_latency_ns)));
+    json_t *blades = json_array();
+    for (uint32_t b = 0; b < f.blades.size(); ++b) {
+        json_t *o = json_object();
+        json_object_set_new(o, "blade", json_string(f.blades[b].name.c_str()));
+        json_object_set_new(o, "state", json_string(blade_state_name(inv.blades[b].state)));
+        json_object_set_new(o, "load", json_real(inv.blades[b].load));
+        for (Tier t : {Tier::Dram, Tier::Pmem}) {
+            json_t *tier = json_object();
+            uint64_t cap = inv.blades[b].capacity[static_cast<size_t>(t)];
+            json_object_set_new(tier, "capacity", json_integer(static_cast<json_int_t>(cap)));
+            json_object_set_new(tier, "reserved", json_integer(static_cast<json_int_t>(l.reserved(b, t))));
+            json_object_set_new(tier, "free", json_integer(static_cast<json_int_t>(l.free(b, t, inv))));
+            json_object_set_new(o, tier_name(t), tier);
+        }
+        json_array_append_new(blades, o);
+    }
+    json_object_set_new(root, "blades", blades);
+    json_t *pods = json_array();
+    const uint64_t bound = m.settings().default_hot_latency_ns;
+    for (uint32_t p = 0; p < f.pods.size(); ++p) {
+        json_t *o = json_object();
+        json_object_set_new(o, "pod", json_string(f.pods[p].name.c_str()));
+        json_object_set_new(o, "nodes", json_string(f.pods[p].nodes_expr.c_str()));
+        json_object_set_new(o, "node_count", json_integer(f.pods[p].node_count));
+        uint64_t cap = 0, res = 0, fr = 0;
+        uint32_t blades_in = 0;
+        for (uint32_t b : m.latency().blades_by_latency(p)) {
+            if (m.latency().latency(p, b) > bound) break;
+            ++blades_in;
+            cap += inv.blades[b].capacity[0];
+            res += l.reserved(b, Tier::Dram);
+            if (inv.admits(b)) fr += l.free(b, Tier::Dram, inv);
+        }
+        json_object_set_new(o, "hot_bound_ns", json_integer(static_cast<json_int_t>(bound)));
+        json_object_set_new(o, "hot_blades", json_integer(blades_in));
+        json_object_set_new(o, "hot_capacity", json_integer(static_cast<json_int_t>(cap)));
+        json_object_set_new(o, "hot_reserved", json_integer(static_cast<json_int_t>(res)));
+        json_object_set_new(o, "hot_free", json_integer(static_cast<json_int_t>(fr)));
+        json_object_set_new(o, "nearest_blade_ns",
+                            m.latency().nearest(p) == kUnreachable ? json_null() : json_integer(m.latency().nearest(p)));
+        json_array_append_new(pods, o);
+    }
+    json_object_set_new(root, "pods", pods);
+    json_t *jobs = json_array();
+    for (const auto &[id, r] : l.reservations()) {
+        json_t *o = json_object();
+        json_object_set_new(o, "job_id", json_integer(static_cast<json_int_t>(id)));
+        json_object_set_new(o, "uid", json_integer(r.uid));
+        bool detail = viewer < 0 || static_cast<long>(r.uid) == viewer;
+        if (detail) {
+            json_object_set_new(o, "pods", json_string(pods_words(f, r.pods).c_str()));
+            json_object_set_new(o, "since", json_integer(r.since));
+            json_object_set_new(o, "hot_latency_bound_ns", json_integer(static_cast<json_int_t>(r.hot_latency_bound_ns)));
+            json_object_set_new(o, "affected", json_boolean(r.affected));
+            json_t *segs = json_array();
+            for (const Segment &g : r.segments) json_array_append_new(segs, segment_json(f, g));
+            json_object_set_new(o, "segments", segs);
+        }
+        json_array_append_new(jobs, o);
+    }
+    json_object_set_new(root, "jobs", jobs);
+    return dump(root);
+}
+
+}  // namespace morpheus

@@ -1,0 +1,28 @@
+// Words and JSON for decisions and reservations: why a job went where it did, what it holds.
+// The CLI, the plugin's pending reasons and the status views all render through here.
+#pragma once
+#include <string>
+
+#include "cluster_model.hpp"
+#include "engine.hpp"
+#include "ledger.hpp"
+#include "placement.hpp"
+#include "request.hpp"
+
+namespace morpheus {
+
+// Several lines for people: verdict, chosen pod(s) and blades, then each pod's assessment
+// (at most `max_pods`, best first) with what ruled it out.
+std::string explain_text(const ClusterModel &m, const Request &req, const Decision &d, size_t max_pods = 16);
+std::string decision_json(const ClusterModel &m, const Request &req, const Decision &d);
+
+// "pod=pod1 hot=blade1:64G@200ns cold=blade5:pmem:1T" for a Slurm job field.
+std::string reservation_summary(const Fabric &f, const Reservation &r);
+// MORPHEUS_* environment lines ("NAME=value\n"), values free of shell metacharacters.
+std::string reservation_environment(const Fabric &f, const Reservation &r);
+
+// Pools (per blade, per pod) and jobs as one JSON document; `viewer` < 0 sees every job's
+// detail, otherwise only that uid's.
+std::string status_json(const ClusterModel &m, const Ledger &l, long viewer);
+
+}  // namespace morpheus

@@ -1,0 +1,166 @@
+// Hostlist expansion follows Slurm's rules: zero-padded ranges keep their width.
+#include "hostlist.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "input_error.hpp"
+
+namespace morpheus {
+namespace {
+
+constexpr size_t kMaxHosts = 1u << 22;  // a typo like [0-99999999] must not eat the machine
+
+// Splits at top-level commas (commas inside brackets belong to ranges).
+std::vector<std::string_view> split_top_level(std::string_view expr, const std::string &where) {
+    std::vector<std::string_view> parts;
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < expr.size(); ++i) {
+        char c = expr[i];
+        if (c == '[') {
+            if (++depth > 1) throw InputError("", where, "nested '[' in '" + std::string(expr) + "'");
+        } else if (c == ']') {
+            if (--depth < 0) throw InputError("", where, "unmatched ']' in '" + std::string(expr) + "'");
+        } else if (c == ',' && depth == 0) {
+            parts.push_back(expr.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    if (depth != 0) throw InputError("", where, "unmatched '[' in '" + std::string(expr) + "'",
+                                     "close the range, e.g. gpu[000-127]");
+    parts.push_back(expr.substr(start));
+    return parts;
+}
+
+bool all_digits(std::string_view s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (c < '0' || c > '9') return false;
+    return true;
+}
+
+// "000-127,200" -> the zero-padded numbers it names.
+std::vector<std::string> expand_ranges(std::string_view body, const std::string &where,
+                                       std::string_view expr) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= body.size()) {
+        size_t comma = body.find(',', start);
+        std::string_view item = body.substr(start, comma == std::string_view::npos ? body.npos : comma - start);
+        size_t dash = item.find('-');
+        std::string_view lo = item.substr(0, dash);
+        std::string_view hi = dash == std::string_view::npos ? lo : item.substr(dash + 1);
+        if (!all_digits(lo) || !all_digits(hi) || lo.size() > 9 || hi.size() > 9)
+            throw InputError("", where, "bad range '" + std::string(item) + "' in '" + std::string(expr) + "'",
+                             "use [first-last] with decimal numbers, e.g. gpu[0000-0511]");
+        unsigned long a = std::strtoul(std::string(lo).c_str(), nullptr, 10);
+        unsigned long b = std::strtoul(std::string(hi).c_str(), nullptr, 10);
+        if (b < a)
+            throw InputError("", where, "range '" + std::string(item) + "' runs backwards in '" +
+                                            std::string(expr) + "'");
+        if (b - a >= kMaxHosts)
+            throw InputError("", where, "range '" + std::string(item) + "' names too many hosts");
+        int width = lo.size() > 1 && lo[0] == '0' ? static_cast<int>(lo.size()) : 0;
+        for (unsigned long v = a; v <= b; ++v) {
+            char buf[16];
+            std::snprintf(buf, sizeof buf, "%0*lu", width, v);
+            out.emplace_back(buf);
+        }
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+void expand_one(std::string_view name, const std::string &where, std::string_view expr,
+                std::vector<std::string> &out) {
+    size_t open = name.find('[');
+    if (open == std::string_view::npos) {
+        if (name.find(']') != std::string_view::npos)
+            throw InputError("", where, "unmatched ']' in '" + std::string(expr) + "'");
+        out.emplace_back(name);
+        return;
+    }
+    size_t close = name.find(']', open);
+    std::string prefix(name.substr(0, open));
+    std::string_view rest = name.substr(close + 1);
+    for (const std::string &number : expand_ranges(name.substr(open + 1, close - open - 1), where, expr)) {
+        std::vector<std::string> tails;
+        expand_one(rest, where, expr, tails);
+        for (const std::string &t : tails) {
+            out.push_back(prefix + number + t);
+            if (out.size() > kMaxHosts) throw InputError("", where, "hostlist names too many hosts");
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> expand_hostlist(std::string_view expr, const std::string &where) {
+    std::vector<std::string> out;
+    for (std::string_view part : split_top_level(expr, where)) {
+        if (part.empty())
+            throw InputError("", where, "empty host name in '" + std::string(expr) + "'");
+        for (char c : part)
+            if (c == ' ' || c == '\t' || c == '\n')
+                throw InputError("", where, "space in hostlist '" + std::string(expr) + "'",
+                                 "separate hosts with commas only");
+        expand_one(part, where, expr, out);
+    }
+    return out;
+}
+
+std::string compress_hostlist(const std::vector<std::string> &names) {
+    struct Run {
+        std::string prefix;
+        size_t width;
+        unsigned long first, last;
+    };
+    std::vector<Run> runs;
+    std::vector<std::string> groups;  // one entry per prefix group, in order of first appearance
+    auto flush_group = [&](std::vector<Run> &rs) {
+        if (rs.empty()) return;
+        std::string s = rs[0].prefix;
+        bool bracket = rs.size() > 1 || rs[0].first != rs[0].last;
+        if (bracket) s += "[";
+        for (size_t i = 0; i < rs.size(); ++i) {
+            char a[16], b[16];
+            std::snprintf(a, sizeof a, "%0*lu", static_cast<int>(rs[i].width), rs[i].first);
+            std::snprintf(b, sizeof b, "%0*lu", static_cast<int>(rs[i].width), rs[i].last);
+            if (i) s += ",";
+            s += a;
+            if (rs[i].last != rs[i].first) s += std::string("-") + b;
+        }
+        if (bracket) s += "]";
+        groups.push_back(s);
+        rs.clear();
+    };
+    for (const std::string &n : names) {
+        size_t d = n.size();
+        while (d > 0 && n[d - 1] >= '0' && n[d - 1] <= '9') --d;
+        if (d == n.size() || n.size() - d > 9) {
+            flush_group(runs);
+            groups.push_back(n);
+            continue;
+        }
+        std::string prefix = n.substr(0, d);
+        size_t width = (n[d] == '0' && n.size() - d > 1) ? n.size() - d : 0;
+        unsigned long v = std::strtoul(n.c_str() + d, nullptr, 10);
+        if (!runs.empty() && runs.back().prefix == prefix && runs.back().width == width &&
+            runs.back().last + 1 == v) {
+            runs.back().last = v;
+        } else if (!runs.empty() && runs.back().prefix == prefix && runs.back().width == width) {
+            runs.push_back({prefix, width, v, v});
+        } else {
+            flush_group(runs);
+            runs.push_back({prefix, width, v, v});
+        }
+    }
+    flush_group(runs);
+    std::string out;
+    for (size_t i = 0; i < groups.size(); ++i) out += (i ? "," : "") + groups[i];
+    return out;
+}
+
+}  // namespace morpheus

@@ -1,0 +1,69 @@
+// Reading JSON input files with errors that name the file, the JSON path and the fix.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+typedef struct json_t json_t;
+
+namespace morpheus {
+
+// A borrowed view of one JSON value plus the path that led to it ("$.blades[3].dram"), so
+// every complaint can say exactly where it is. Views stay valid while their JsonDocument lives.
+class JsonValue {
+public:
+    JsonValue(const std::string *file, json_t *value, std::string path)
+        : file_(file), value_(value), path_(std::move(path)) {}
+
+    const std::string &path() const { return path_; }
+    bool is_object() const;
+    bool is_array() const;
+    bool is_string() const;
+    bool is_number() const;
+
+    // Members of an object; `required` members throw when absent.
+    bool has(const char *key) const;
+    JsonValue member(const char *key) const;            // required
+    std::vector<JsonValue> elements() const;            // the value must be an array
+    // Every key of the object must be in `known`; an unknown one is an error naming it.
+    void expect_keys(const std::vector<std::string> &known) const;
+
+    std::string as_string() const;
+    double as_number() const;
+    uint64_t as_count() const;                          // non-negative integer
+    bool as_bool() const;
+    // Sizes and latencies: a string with units ("2T", "350ns") or a plain number
+    // (bytes / nanoseconds).
+    uint64_t as_size() const;
+    uint64_t as_latency() const;
+
+    std::string string_or(const char *key, const std::string &fallback) const;
+    double number_or(const char *key, double fallback) const;
+
+    [[noreturn]] void fail(const std::string &problem, const std::string &fix = "") const;
+
+private:
+    const std::string *file_;
+    json_t *value_;
+    std::string path_;
+};
+
+// Owns a parsed file. Syntax errors throw InputError with line and column.
+class JsonDocument {
+public:
+    static JsonDocument load_file(const std::string &path);
+    static JsonDocument load_string(const std::string &text, const std::string &name);
+    JsonDocument(JsonDocument &&other) noexcept;
+    JsonDocument &operator=(JsonDocument &&) = delete;
+    JsonDocument(const JsonDocument &) = delete;
+    ~JsonDocument();
+    JsonValue root() const { return JsonValue(&file_, root_, "$"); }
+    const std::string &file() const { return file_; }
+
+private:
+    JsonDocument(std::string file, json_t *root) : file_(std::move(file)), root_(root) {}
+    std::string file_;
+    json_t *root_;
+};
+
+}  // namespace morpheus

@@ -1,0 +1,383 @@
+// Pod ranking and blade choice. Hot memory: nearest first inside the bound, striped over
+// blades when one is not enough, busy blades avoided. Cold memory: blades fewest pods need for
+// hot first, persistent memory before DRAM. Ties always break by index, so runs repeat exactly.
+#include "placement.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "units.hpp"
+
+namespace morpheus {
+
+const char *verdict_name(Verdict v) {
+    switch (v) {
+    case Verdict::Placed: return "placed";
+    case Verdict::Pending: return "pending";
+    case Verdict::Impossible: return "impossible";
+    }
+    return "?";
+}
+
+const char *rule_out_name(RuleOut r) {
+    switch (r) {
+    case RuleOut::None: return "eligible";
+    case RuleOut::NoGpus: return "no-gpus";
+    case RuleOut::FreeNodes: return "free-nodes";
+    case RuleOut::NoBladeInBound: return "latency";
+    case RuleOut::HotCapacity: return "hot-capacity";
+    case RuleOut::ColdCapacity: return "cold-capacity";
+    }
+    return "?";
+}
+
+uint64_t effective_bound(const ClusterModel &model, const Request &req) {
+    return req.hot_latency_ns ? req.hot_latency_ns : model.settings().default_hot_latency_ns;
+}
+
+uint32_t nodes_needed(const ClusterModel &model, const Request &req, uint32_t pod) {
+    if (req.nodes) return req.nodes;
+    uint32_t per = model.fabric().pods[pod].gpus_per_node;
+    if (per == 0) return 0;
+    return std::max<uint32_t>(1, (req.gpus + per - 1) / per);
+}
+
+namespace {
+
+constexpr double kHeadroomCap = 4.0;  // spare capacity beyond 4x the need scores no higher
+
+// Memory taken so far by the placement being built, so blades shared by several pod shares
+// are never counted twice.
+class Overlay {
+public:
+    explicit Overlay(bool ideal = false) : ideal(ideal) {}
+    const bool ideal;  // feasibility: every blade counts as in service
+
+    uint64_t taken(uint32_t blade, Tier t) const {
+        auto it = taken_.find({blade, t});
+        return it == taken_.end() ? 0 : it->second;
+    }
+    void take(uint32_t blade, Tier t, uint64_t bytes) { taken_[{blade, t}] += bytes; }
+
+private:
+    std::map<std::pair<uint32_t, Tier>, uint64_t> taken_;
+};
+
+bool usable(const ClusterModel &m, uint32_t blade, bool ideal) {
+    return ideal ? m.inventory().blades[blade].state != BladeState::Absent : m.inventory().admits(blade);
+}
+
+uint64_t available(const ClusterModel &m, const Ledger &l, const Overlay &o, uint32_t blade, Tier t) {
+    if (!usable(m, blade, o.ideal)) return 0;
+    uint64_t f = l.free(blade, t, m.inventory());
+    uint64_t used = o.taken(blade, t);
+    return f > used ? f - used : 0;
+}
+
+PodAssessment assess(const ClusterModel &m, const Ledger &l, const Request &req, uint32_t pod,
+                     uint32_t free_nodes, uint64_t bound, bool ideal) {
+    const Weights &w = m.settings().weights;
+    const LatencyTable &t = m.latency();
+    PodAssessment a;
+    a.pod = pod;
+    a.free_nodes = free_nodes;
+    a.nearest_ns = t.nearest(pod);
+    a.nodes_needed = nodes_needed(m, req, pod);
+    if (a.nodes_needed == 0) {
+        a.ruled_out = RuleOut::NoGpus;
+        return a;
+    }
+    a.hot_needed = a.nodes_needed * req.hot_per_node;
+    double weighted_latency = 0, weighted_load = 0;
+    if (a.hot_needed) {
+        uint64_t filled = 0;
+        const uint64_t enough = static_cast<uint64_t>(kHeadroomCap * static_cast<double>(a.hot_needed));
+        for (uint32_t b : t.blades_by_latency(pod)) {
+            uint32_t lat = t.latency(pod, b);
+            if (lat > bound) break;
+            const BladeStock &stock = m.inventory().blades[b];
+            if (!usable(m, b, ideal)) {
+                a.hot_unusable_in_bound += stock.capacity[0];
+                continue;
+            }
+            uint64_t f = l.free(b, Tier::Dram, m.inventory());
+            if (f == 0) continue;
+            if (filled < a.hot_needed) {
+                uint64_t take = std::min(f, a.hot_needed - filled);
+                weighted_latency += static_cast<double>(take) * lat;
+                weighted_load += static_cast<double>(take) * stock.load;
+                filled += take;
+            }
+            a.hot_free_in_bound += f;
+            if (a.hot_free_in_bound >= enough) break;
+        }
+        if (filled) {
+            a.mean_hot_latency_ns = weighted_latency / static_cast<double>(filled);
+            a.load_term = weighted_load / static_cast<double>(filled);
+        }
+        a.latency_term = 1.0 - a.mean_hot_latency_ns / static_cast<double>(bound);
+        a.headroom_term = std::min(kHeadroomCap, static_cast<double>(a.hot_free_in_bound) /
+                                                     static_cast<double>(a.hot_needed)) / kHeadroomCap;
+    } else {
+        a.latency_term = 1.0;
+        a.headroom_term = 1.0;
+    }
+    a.packing_term = free_nodes ? std::min(1.0, static_cast<double>(a.nodes_needed) / free_nodes) : 0.0;
+    a.score = w.latency * a.latency_term + w.headroom * a.headroom_term + w.packing * a.packing_term -
+              w.load * a.load_term;
+    if (a.hot_needed && a.nearest_ns > bound && a.hot_free_in_bound == 0 && a.hot_unusable_in_bound == 0)
+        a.ruled_out = RuleOut::NoBladeInBound;
+    else if (a.hot_free_in_bound < a.hot_needed)
+        a.ruled_out = RuleOut::HotCapacity;
+    else if (free_nodes < a.nodes_needed)
+        a.ruled_out = RuleOut::FreeNodes;
+    return a;
+}
+
+bool better(const PodAssessment &x, const PodAssessment &y) {
+    bool ex = x.ruled_out == RuleOut::None, ey = y.ruled_out == RuleOut::None;
+    if (ex != ey) return ex;
+    if (x.score != y.score) return x.score > y.score;
+    return x.pod < y.pod;
+}
+
+// Hot memory for one pod share: candidates inside the bound, cheapest first (latency relative
+// to the bound, plus load), striped until the need is met.
+bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare &share, uint64_t need,
+              uint64_t bound, std::vector<Segment> &out) {
+    if (need == 0) return true;
+    const LatencyTable &t = m.latency();
+    struct Candidate {
+        uint32_t blade;
+        uint32_t latency;
+        double cost;
+    };
+    std::vector<Candidate> cands;
+    uint64_t total = 0;
+    for (uint32_t b : t.blades_by_latency(share.pod)) {
+        uint32_t lat = t.latency(share.pod, b);
+        if (lat > bound) break;
+        uint64_t f = available(m, l, o, b, Tier::Dram);
+        if (f == 0) continue;
+        cands.push_back({b, lat, static_cast<double>(lat) / static_cast<double>(bound) +
+                                     m.settings().weights.load * m.inventory().blades[b].load});
+        total += f;
+    }
+    if (total < need) return false;
+    std::stable_sort(cands.begin(), cands.end(),
+                     [](const Candidate &a, const Candidate &b) { return a.cost < b.cost; });
+    uint64_t left = need;
+    for (const Candidate &c : cands) {
+        uint64_t take = std::min(left, available(m, l, o, c.blade, Tier::Dram));
+        if (take == 0) continue;
+        o.take(c.blade, Tier::Dram, take);
+        out.push_back({c.blade, Tier::Dram, Use::Hot, take, c.latency, share.pod});
+        left -= take;
+        if (left == 0) break;
+    }
+    return left == 0;
+}
+
+bool take_cold(const ClusterModel &m, const Ledger &l, Overlay &o, uint32_t pod, uint64_t need,
+               std::vector<Segment> &out) {
+    uint64_t left = need;
+    for (Tier tier : {Tier::Pmem, Tier::Dram}) {
+        for (uint32_t b : m.cold_order()) {
+            if (left == 0) return true;
+            uint32_t lat = m.latency().latency(pod, b);
+            if (lat == kUnreachable) continue;
+            uint64_t take = std::min(left, available(m, l, o, b, tier));
+            if (take == 0) continue;
+            o.take(b, tier, take);
+            out.push_back({b, tier, Use::Cold, take, lat, pod});
+            left -= take;
+        }
+    }
+    return left == 0;
+}
+
+bool assign_with(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<PodShare> &pods,
+                 Overlay &o, Placement &out, std::string *why) {
+    const uint64_t bound = effective_bound(m, req);
+    out.pods = pods;
+    out.hot_latency_bound_ns = req.hot_per_node ? bound : 0;
+    out.segments.clear();
+    uint64_t cold_need = 0;
+    for (const PodShare &s : pods) {
+        uint64_t need = s.nodes * req.hot_per_node;
+        if (!take_hot(m, l, o, s, need, bound, out.segments)) {
+            if (why)
+                *why = "pod " + m.fabric().pods[s.pod].name + ": not " + format_size(need) +
+                       " of hot memory free within " + format_latency(bound);
+            return false;
+        }
+        cold_need += s.nodes * req.cold_per_node;
+    }
+    if (cold_need && !take_cold(m, l, o, pods.front().pod, cold_need, out.segments)) {
+        if (why) *why = "not " + format_size(cold_need) + " of cold memory free on any reachable blade";
+        return false;
+    }
+    return true;
+}
+
+std::string summarize_refusal(const ClusterModel &m, const std::vector<PodAssessment> &pods, uint64_t bound,
+                              const std::string &extra) {
+    std::map<RuleOut, int> counts;
+    const PodAssessment *closest_hot = nullptr, *closest_nodes = nullptr, *nearest = nullptr;
+    for (const PodAssessment &a : pods) {
+        counts[a.ruled_out]++;
+        if (a.ruled_out == RuleOut::HotCapacity && (!closest_hot || a.hot_free_in_bound > closest_hot->hot_free_in_bound))
+            closest_hot = &a;
+        if (a.ruled_out == RuleOut::FreeNodes && (!closest_nodes || a.free_nodes > closest_nodes->free_nodes))
+            closest_nodes = &a;
+        if (a.ruled_out == RuleOut::NoBladeInBound && (!nearest || a.nearest_ns < nearest->nearest_ns)) nearest = &a;
+    }
+    std::string s;
+    auto add = [&](const std::string &part) { s += (s.empty() ? "" : "; ") + part; };
+    auto pods_word = [](int n) { return std::to_string(n) + (n == 1 ? " pod" : " pods"); };
+    if (counts[RuleOut::NoBladeInBound])
+        add(pods_word(counts[RuleOut::NoBladeInBound]) + " have no blade within " + format_latency(bound) +
+            " (nearest: " + format_latency(nearest->nearest_ns) + " from " + m.fabric().pods[nearest->pod].name + ")");
+    if (counts[RuleOut::HotCapacity])
+        add(pods_word(counts[RuleOut::HotCapacity]) + " lack hot memory within " + format_latency(bound) + " (best: " +
+            m.fabric().pods[closest_hot->pod].name + " has " + format_size(closest_hot->hot_free_in_bound) + " of " +
+            format_size(closest_hot->hot_needed) +
+            (closest_hot->hot_unusable_in_bound ? ", " + format_size(closest_hot->hot_unusable_in_bound) +
+                                                      " more on failed or draining blades"
+                                                : std::string()) +
+            ")");
+    if (counts[RuleOut::FreeNodes])
+        add(pods_word(counts[RuleOut::FreeNodes]) + " lack free nodes (best: " +
+            m.fabric().pods[closest_nodes->pod].name + " has " + std::to_string(closest_nodes->free_nodes) + " of " +
+            std::to_string(closest_nodes->nodes_needed) + ")");
+    if (counts[RuleOut::NoGpus]) add(pods_word(counts[RuleOut::NoGpus]) + " have no GPUs");
+    if (!extra.empty()) add(extra);
+    return s;
+}
+
+// No single pod fits: spread over pods, most capable first, each share's hot memory inside
+// the bound of its own pod.
+bool span_pods(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<PodAssessment> &ranked,
+               bool ideal, Placement &out, std::string *why) {
+    std::vector<const PodAssessment *> order;
+    for (const PodAssessment &a : ranked)
+        if (a.free_nodes > 0 && a.ruled_out != RuleOut::NoGpus && a.ruled_out != RuleOut::NoBladeInBound)
+            order.push_back(&a);
+    std::stable_sort(order.begin(), order.end(), [](const PodAssessment *x, const PodAssessment *y) {
+        return x->free_nodes != y->free_nodes ? x->free_nodes > y->free_nodes : x->pod < y->pod;
+    });
+    const bool by_gpus = req.nodes == 0;
+    uint64_t left = by_gpus ? req.gpus : req.nodes;
+    std::vector<PodShare> shares;
+    for (const PodAssessment *a : order) {
+        if (left == 0) break;
+        uint32_t per = by_gpus ? m.fabric().pods[a->pod].gpus_per_node : 1;
+        uint64_t want_nodes = (left + per - 1) / per;
+        uint64_t nodes = std::min<uint64_t>(a->free_nodes, want_nodes);
+        if (req.hot_per_node) nodes = std::min<uint64_t>(nodes, a->hot_free_in_bound / req.hot_per_node);
+        if (nodes == 0) continue;
+        shares.push_back({a->pod, static_cast<uint32_t>(nodes)});
+        left -= std::min<uint64_t>(left, nodes * per);
+    }
+    if (left > 0 || shares.size() < 2) {
+        if (why) *why = "";
+        return false;
+    }
+    Overlay o(ideal);
+    return assign_with(m, l, req, shares, o, out, why);
+}
+
+}  // namespace
+
+bool assign_blades(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<PodShare> &pods,
+                   Placement &out, std::string *why) {
+    if (pods.empty()) {
+        if (why) *why = "no nodes";
+        return false;
+    }
+    Overlay o;
+    return assign_with(m, l, req, pods, o, out, why);
+}
+
+namespace {
+
+Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<uint8_t> *free_nodes,
+                     bool ideal) {
+    const Fabric &f = m.fabric();
+    const uint64_t bound = effective_bound(m, req);
+    Decision d;
+    d.pods.reserve(f.pods.size());
+    for (uint32_t p = 0; p < f.pods.size(); ++p) {
+        const Pod &pod = f.pods[p];
+        uint32_t free = 0;
+        if (free_nodes) {
+            const uint8_t *flags = free_nodes->data() + pod.first_node;
+            for (uint32_t i = 0; i < pod.node_count; ++i) free += flags[i] != 0;
+        } else {
+            free = pod.node_count;
+        }
+        d.pods.push_back(assess(m, l, req, p, free, bound, ideal));
+    }
+    std::sort(d.pods.begin(), d.pods.end(), better);
+
+    std::string why;
+    // Best pod first; the next ones only if cold memory or striping fails on the best.
+    for (const PodAssessment &a : d.pods) {
+        if (a.ruled_out != RuleOut::None) break;
+        Placement p;
+        Overlay o(ideal);
+        if (assign_with(m, l, req, {{a.pod, a.nodes_needed}}, o, p, &why)) {
+            p.score = a.score;
+            d.placement = std::move(p);
+            d.verdict = Verdict::Placed;
+            d.reason = "pod " + f.pods[a.pod].name + " ranks first of " + std::to_string(d.pods.size()) +
+                       " (score " + std::to_string(a.score).substr(0, 5) + ")";
+            return d;
+        }
+    }
+    Placement spread;
+    std::string span_why;
+    if (span_pods(m, l, req, d.pods, ideal, spread, &span_why)) {
+        d.placement = std::move(spread);
+        d.verdict = Verdict::Placed;
+        d.reason = "no single pod can take it; spread over " + std::to_string(d.placement.pods.size()) + " pods";
+        return d;
+    }
+    d.verdict = Verdict::Pending;
+    d.reason = summarize_refusal(m, d.pods, bound, why.empty() ? span_why : why);
+    if (d.reason.empty()) d.reason = "no pod can take it now";
+    return d;
+}
+
+}  // namespace
+
+Decision decide(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<uint8_t> &free_nodes) {
+    return decide_with(m, l, req, &free_nodes, false);
+}
+
+Decision feasibility(const ClusterModel &m, const Request &req) {
+    Ledger empty(m.fabric().blades.size());
+    Decision d = decide_with(m, empty, req, nullptr, true);
+    if (d.verdict != Verdict::Placed) {
+        d.verdict = Verdict::Impossible;
+        d.reason = "could never be placed, even on an empty cluster: " + d.reason;
+    }
+    return d;
+}
+
+std::vector<uint32_t> choose_nodes(const ClusterModel &m, const std::vector<PodShare> &pods,
+                                   const std::vector<uint8_t> &free_nodes) {
+    std::vector<uint32_t> out;
+    for (const PodShare &s : pods) {
+        const Pod &pod = m.fabric().pods[s.pod];
+        uint32_t taken = 0;
+        for (uint32_t i = pod.first_node; i < pod.first_node + pod.node_count && taken < s.nodes; ++i)
+            if (free_nodes[i]) {
+                out.push_back(i);
+                ++taken;
+            }
+    }
+    return out;
+}
+
+}  // namespace morpheus

@@ -1,0 +1,73 @@
+// Placement: rank pods for a request, choose blades for its hot and cold memory, and say why.
+// This is the one scoring path: select/morpheus, `morpheus place` and `morpheus simulate` all
+// call decide() and assign_blades().
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cluster_model.hpp"
+#include "ledger.hpp"
+#include "request.hpp"
+
+namespace morpheus {
+
+enum class Verdict : uint8_t { Placed, Pending, Impossible };
+const char *verdict_name(Verdict v);
+
+// Why a pod cannot take the job (None: it can).
+enum class RuleOut : uint8_t { None, NoGpus, FreeNodes, NoBladeInBound, HotCapacity, ColdCapacity };
+const char *rule_out_name(RuleOut r);
+
+struct PodAssessment {
+    uint32_t pod = 0;
+    RuleOut ruled_out = RuleOut::None;
+    uint32_t free_nodes = 0;
+    uint32_t nodes_needed = 0;
+    uint64_t hot_needed = 0;         // bytes, for nodes_needed nodes
+    uint64_t hot_free_in_bound = 0;  // on blades admitting reservations (capped at 4x need)
+    uint64_t hot_unusable_in_bound = 0;  // capacity on failed or draining blades inside the bound
+    uint32_t nearest_ns = kUnreachable;
+    double mean_hot_latency_ns = 0;  // bytes-weighted, for the blades it would use
+    // Score terms, each in [0,1], and the weighted total (higher is better).
+    double latency_term = 0, headroom_term = 0, packing_term = 0, load_term = 0, score = 0;
+};
+
+struct Placement {
+    std::vector<PodShare> pods;
+    std::vector<Segment> segments;
+    uint64_t hot_latency_bound_ns = 0;
+    double score = 0;
+};
+
+struct Decision {
+    Verdict verdict = Verdict::Pending;
+    std::string reason;           // one line: why placed here, or why not
+    Placement placement;          // set when Placed
+    std::vector<PodAssessment> pods;  // every pod, best first, ruled-out pods last
+};
+
+// Ranks pods and, when one (or several, if no single pod fits) can take the job, chooses its
+// blades. `free_nodes` has one flag per fabric node: nonzero if the job may use it now.
+Decision decide(const ClusterModel &model, const Ledger &ledger, const Request &req,
+                const std::vector<uint8_t> &free_nodes);
+
+// Would the request fit an empty cluster with every node free and every blade in service?
+// Verdict::Impossible (with the reason) when not.
+Decision feasibility(const ClusterModel &model, const Request &req);
+
+// Chooses blades for a fixed split of nodes over pods (what Slurm actually allocated).
+// Returns false, with `why`, when the memory does not fit.
+bool assign_blades(const ClusterModel &model, const Ledger &ledger, const Request &req,
+                   const std::vector<PodShare> &pods, Placement &out, std::string *why);
+
+// The first free nodes of each pod share (what the simulator and `morpheus place` allocate).
+std::vector<uint32_t> choose_nodes(const ClusterModel &model, const std::vector<PodShare> &pods,
+                                   const std::vector<uint8_t> &free_nodes);
+
+// Nodes needed in `pod` for the request (GPUs rounded up to whole nodes); 0 if impossible.
+uint32_t nodes_needed(const ClusterModel &model, const Request &req, uint32_t pod);
+
+uint64_t effective_bound(const ClusterModel &model, const Request &req);
+
+}  // namespace morpheus

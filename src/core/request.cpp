@@ -1,0 +1,46 @@
+// Flag parsing for memory requests; the SPANK plugin and the CLI both come through here.
+#include "request.hpp"
+
+#include "input_error.hpp"
+#include "units.hpp"
+
+namespace morpheus {
+
+namespace {
+uint64_t parse_flag_size(const char *text, const char *flag) {
+    try {
+        return parse_size(text, flag);
+    } catch (const InputError &e) {
+        throw InputError("", flag, e.problem(), "give a size such as " + std::string(flag) + "=64G");
+    }
+}
+}  // namespace
+
+void parse_memory_flags(Request &req, const char *hot, const char *hot_latency, const char *cold) {
+    if (hot && *hot) req.hot_per_node = parse_flag_size(hot, "--mem-hot");
+    if (cold && *cold) req.cold_per_node = parse_flag_size(cold, "--mem-cold");
+    if (hot_latency && *hot_latency) {
+        try {
+            req.hot_latency_ns = parse_latency(hot_latency, "--mem-hot-latency");
+        } catch (const InputError &e) {
+            throw InputError("", "--mem-hot-latency", e.problem(),
+                             "give a time such as --mem-hot-latency=350ns or 1.2us");
+        }
+        if (req.hot_latency_ns == 0)
+            throw InputError("", "--mem-hot-latency", "a bound of 0 can never be met",
+                             "give a positive time such as 350ns");
+    }
+}
+
+std::string describe(const Request &req) {
+    std::string s = req.nodes ? std::to_string(req.nodes) + (req.nodes == 1 ? " node" : " nodes")
+                              : std::to_string(req.gpus) + " GPUs";
+    if (req.hot_per_node) {
+        s += ", hot " + format_size(req.hot_per_node) + "/node";
+        if (req.hot_latency_ns) s += " <= " + format_latency(req.hot_latency_ns);
+    }
+    if (req.cold_per_node) s += ", cold " + format_size(req.cold_per_node) + "/node";
+    return s;
+}
+
+}  // namespace morpheus

@@ -1,0 +1,28 @@
+// What a job asks of the fabric: compute (nodes or GPUs) and memory by tier.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace morpheus {
+
+struct Request {
+    uint64_t job_id = 0;
+    uint32_t uid = 0;
+    uint32_t nodes = 0;            // 0: derive from gpus
+    uint32_t gpus = 0;             // total GPUs; used when nodes is 0
+    uint64_t hot_per_node = 0;     // bytes of hot memory per allocated node (like --mem)
+    uint64_t hot_latency_ns = 0;   // bound for hot memory; 0: the configured default
+    uint64_t cold_per_node = 0;    // bytes of cold memory per allocated node, any latency
+    bool compact = true;           // fit in one pod when any pod can hold the job
+
+    bool wants_memory() const { return hot_per_node > 0 || cold_per_node > 0; }
+};
+
+// Fills the memory fields from the flag texts (nullptr or "" leaves a field unset). Throws
+// InputError naming the flag (--mem-hot, --mem-hot-latency, --mem-cold) and the expected form.
+void parse_memory_flags(Request &req, const char *hot, const char *hot_latency, const char *cold);
+
+// One line for people: "4 nodes, hot 64G/node <= 300ns, cold 1T/node".
+std::string describe(const Request &req);
+
+}  // namespace morpheus
