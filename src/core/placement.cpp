@@ -151,6 +151,7 @@ bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare
         uint32_t blade;
         uint32_t latency;
         double cost;
+        uint32_t seq;  // position in nearest-first order: equal costs keep that order
     };
     std::vector<Candidate> cands;
     uint64_t total = 0;
@@ -159,15 +160,23 @@ bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare
         if (lat > bound) break;
         uint64_t f = available(m, l, o, b, Tier::Dram);
         if (f == 0) continue;
-        cands.push_back({b, lat, static_cast<double>(lat) / static_cast<double>(bound) +
-                                     m.settings().weights.load * m.inventory().blades[b].load});
+        cands.push_back({b, lat,
+                         static_cast<double>(lat) / static_cast<double>(bound) +
+                             m.settings().weights.load * m.inventory().blades[b].load,
+                         static_cast<uint32_t>(cands.size())});
         total += f;
     }
     if (total < need) return false;
-    std::stable_sort(cands.begin(), cands.end(),
-                     [](const Candidate &a, const Candidate &b) { return a.cost < b.cost; });
+    // Cheapest first, as a stable sort by cost would give; but a heap, because a large fabric
+    // has thousands of blades inside a loose bound and the need is usually met by the first few.
+    auto dearer = [](const Candidate &a, const Candidate &b) {
+        return a.cost != b.cost ? a.cost > b.cost : a.seq > b.seq;
+    };
+    std::make_heap(cands.begin(), cands.end(), dearer);
     uint64_t left = need;
-    for (const Candidate &c : cands) {
+    for (auto end = cands.end(); end != cands.begin(); --end) {
+        std::pop_heap(cands.begin(), end, dearer);
+        const Candidate &c = *(end - 1);
         uint64_t take = std::min(left, available(m, l, o, c.blade, Tier::Dram));
         if (take == 0) continue;
         o.take(c.blade, Tier::Dram, take);

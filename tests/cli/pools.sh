@@ -1,0 +1,26 @@
+#!/bin/sh
+# morpheus pools: capacity, reserved and free per pod and blade agree with the ledger.
+. "$top_srcdir/tests/cli/lib.sh"
+F="$ETC/fabric.json"; I="$ETC/inventory.json"; L="$WORK/ledger.json"
+
+run 0 "$MORPHEUS" pools "$F" "$I" --json
+[ "$(json_field "sum(b['dram']['reserved'] for b in d['blades'])")" = 0 ] || { echo "FAIL: empty ledger"; failures=$((failures+1)); }
+
+run 0 "$MORPHEUS" place "$F" "$I" --nodes 2 --mem-hot 100G --mem-hot-latency 250ns --mem-cold 1T --state "$L" --reserve --job-id 42
+run 0 "$MORPHEUS" pools "$F" "$I" --state "$L" --json
+[ "$(json_field "[b['dram']['reserved'] for b in d['blades'] if b['blade']=='blade1'][0]")" = $((200 * 1024 * 1024 * 1024)) ] ||
+    { echo "FAIL: blade1 reserved"; failures=$((failures+1)); }
+[ "$(json_field "sum(b['pmem']['reserved'] for b in d['blades'])")" = $((2 * 1024 * 1024 * 1024 * 1024)) ] ||
+    { echo "FAIL: cold reserved"; failures=$((failures+1)); }
+[ "$(json_field "[j['job_id'] for j in d['jobs']]")" = "[42]" ] || { echo "FAIL: jobs"; failures=$((failures+1)); }
+
+run 0 "$MORPHEUS" pools "$F" "$I" --state "$L"
+contains "$WORK/out" "JOBS 1"
+contains "$WORK/out" "blade1  up"
+golden "$DATA/cli/pools-after-one-job.expected"
+
+run 0 "$MORPHEUS" place "$F" "$I" --state "$L" --release 42
+run 0 "$MORPHEUS" pools "$F" "$I" --state "$L" --json
+[ "$(json_field "sum(b['dram']['reserved']+b['pmem']['reserved'] for b in d['blades'])")" = 0 ] ||
+    { echo "FAIL: release frees"; failures=$((failures+1)); }
+finish

@@ -1,0 +1,45 @@
+// morpheus.conf: defaults, every key, and errors naming the line.
+#include "config.hpp"
+#include "test_support.hpp"
+
+using namespace morpheus;
+
+static void example_conf_loads(void **) {
+    Config c = read_config(top_srcdir("etc/morpheus.conf"));
+    assert_non_null(std::strstr(c.fabric_file.c_str(), "etc/fabric.json"));
+    assert_int_equal(c.placement.default_hot_latency_ns, 500);
+    assert_int_equal(static_cast<int>(c.failure_policy), static_cast<int>(BladeFailurePolicy::Requeue));
+}
+
+static void keys_are_case_insensitive_and_typed(void **) {
+    Config c = parse_config("fabricfile=/f.json\nINVENTORYFILE = /i.json # comment\n"
+                            "DefaultHotLatency=1.2us\nWeightLoad=2\nBladeFailurePolicy=signal\nStatusPort=6999\n",
+                            "/etc/slurm/morpheus.conf");
+    assert_string_equal(c.fabric_file.c_str(), "/f.json");
+    assert_int_equal(c.placement.default_hot_latency_ns, 1200);
+    assert_true(c.placement.weights.load == 2.0);
+    assert_int_equal(c.status_port, 6999);
+    Config rel = parse_config("FabricFile=f.json\nInventoryFile=i.json\n", "/etc/slurm/morpheus.conf");
+    assert_string_equal(rel.fabric_file.c_str(), "/etc/slurm/f.json");
+}
+
+static void bad_lines_name_the_line(void **) {
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nWeigthLoad=1\n", "m.conf"); },
+                       {"m.conf", "line 3", "unknown key \"WeigthLoad\""});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nDefaultHotLatency=fast\n", "m.conf"); },
+                       {"m.conf", "line 3", "not a number"});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile\n", "m.conf"); }, {"line 2", "Key=Value"});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nWeightLoad=-1\n", "m.conf"); },
+                       {"line 3", "not a weight"});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nBladeFailurePolicy=panic\n", "m.conf"); },
+                       {"line 3", "requeue, signal or none"});
+    expect_input_error([] { parse_config("InventoryFile=i\n", "m.conf"); }, {"FabricFile is not set"});
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(example_conf_loads), cmocka_unit_test(keys_are_case_insensitive_and_typed),
+        cmocka_unit_test(bad_lines_name_the_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
