@@ -107,6 +107,12 @@ size_t morpheus_jobs_on_failed_blades(morpheus_engine_t *engine, uint64_t *ids, 
  * pool totals and the placement detail of its own jobs only. */
 char *morpheus_status_json(morpheus_engine_t *engine, uint32_t viewer_uid, int privileged);
 
+/* Starts the status service (a thread) on `port`: requests carry munge credentials; root and
+ * the given uids (SlurmUser) are privileged. Restarting replaces a running one. */
+int morpheus_status_service_start(morpheus_engine_t *engine, int port, const uint32_t *privileged_uids,
+				  size_t count, morpheus_error_t *err);
+void morpheus_status_service_stop(morpheus_engine_t *engine);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,11 +2,13 @@
 // plugin serves) as summary, per-pod and per-blade tables, or passes it through with --json.
 #include <jansson.h>
 
+#include <cctype>
 #include <cstdio>
 
 #include "explain.hpp"
 #include "input_error.hpp"
 #include "options.hpp"
+#include "status_source.hpp"
 #include "table.hpp"
 #include "units.hpp"
 
@@ -21,7 +23,56 @@ std::string str(json_t *o, const char *key) {
 }
 uint64_t tier(json_t *blade, const char *t, const char *key) { return num(json_object_get(blade, t), key); }
 
+const char *kBladeFields =
+    "blade,state,load,dram,dram_reserved,dram_free,pmem,pmem_reserved,pmem_free";
+
 }  // namespace
+
+// sinfo -O style: the blade table with the fields asked for, in that order.
+std::string render_blades(const std::string &status_text, const std::string &format) {
+    json_error_t err;
+    json_t *root = json_loads(status_text.c_str(), 0, &err);
+    if (!root) throw InputError("status", "", std::string("bad status document: ") + err.text);
+    std::vector<std::string> fields;
+    size_t start = 0;
+    while (start <= format.size()) {
+        size_t comma = format.find(',', start);
+        std::string f = format.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::string known = std::string(",") + kBladeFields + ",";
+        if (f.empty() || known.find("," + f + ",") == std::string::npos)
+            throw InputError("", "--format", "unknown field '" + f + "'", std::string("use ") + kBladeFields);
+        fields.push_back(f);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    std::vector<std::string> headers;
+    for (std::string f : fields) {
+        for (char &ch : f) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        headers.push_back(f);
+    }
+    Table t(headers);
+    size_t i;
+    json_t *b;
+    json_array_foreach(json_object_get(root, "blades"), i, b) {
+        std::vector<std::string> row;
+        for (const std::string &f : fields) {
+            if (f == "blade") row.push_back(str(b, "blade"));
+            else if (f == "state") row.push_back(str(b, "state"));
+            else if (f == "load") {
+                char load[16];
+                std::snprintf(load, sizeof load, "%.2f", json_real_value(json_object_get(b, "load")));
+                row.push_back(load);
+            } else {
+                std::string tier_key = f.substr(0, 4);
+                std::string what = f.size() > 4 ? f.substr(5) : "capacity";
+                row.push_back(format_size(tier(b, tier_key.c_str(), what.c_str())));
+            }
+        }
+        t.add(row);
+    }
+    json_decref(root);
+    return t.render();
+}
 
 std::string render_pools(const std::string &status_text) {
     json_error_t err;
@@ -77,36 +128,40 @@ std::string render_pools(const std::string &status_text) {
 }
 
 int cmd_pools(int argc, char **argv) {
-    Sources s;
+    StatusSource src;
     bool json = false;
-    enum { kState = 1000, kJson };
+    std::string format;
+    enum { kJson = 1000 };
     static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
-                                      {"state", required_argument, nullptr, kState},
+                                      {"server", required_argument, nullptr, kOptServer},
+                                      {"state", required_argument, nullptr, kOptState},
+                                      {"format", required_argument, nullptr, 'o'},
                                       {"json", no_argument, nullptr, kJson},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "c:h", longopts, nullptr)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:o:h", longopts, nullptr)) != -1) {
+        if (take_status_option(c, optarg, src)) continue;
         switch (c) {
-        case 'c': s.conf = optarg; break;
-        case kState: s.state = optarg; break;
+        case 'o': format = optarg; break;
         case kJson: json = true; break;
         case 'h':
-            std::printf("usage: morpheus pools [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--json]\n");
+            std::printf("usage: morpheus pools [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
+                        "                      [-o FIELD,FIELD,...] [--json]\n"
+                        "blade fields for -o: %s\n", kBladeFields);
             return kOk;
         default: return kUsage;
         }
     }
-    take_positional_sources(s, std::vector<std::string>(argv + optind, argv + argc));
-    Config conf;
-    ClusterModel model = load_model(s, &conf);
-    if (s.state.empty()) s.state = conf.state_file;
-    std::vector<std::string> warnings;
-    Ledger ledger = s.state.empty() ? Ledger(model.fabric().blades.size()) : Ledger::load(s.state, model.fabric(), &warnings);
-    for (const std::string &w : warnings) std::fprintf(stderr, "morpheus: warning: %s\n", w.c_str());
-    std::string status = status_json(model, ledger, -1);
-    std::fputs(json ? status.c_str() : render_pools(status).c_str(), stdout);
+    take_positional_sources(src.files, std::vector<std::string>(argv + optind, argv + argc));
+    std::string status = fetch_status(src, "status");
+    if (json)
+        std::fputs(status.c_str(), stdout);
+    else if (!format.empty())
+        std::fputs(render_blades(status, format).c_str(), stdout);
+    else
+        std::fputs(render_pools(status).c_str(), stdout);
     return kOk;
 }
 

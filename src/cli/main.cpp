@@ -42,6 +42,9 @@ void usage(FILE *out) {
                  "  check FABRIC INVENTORY [--conf FILE]   validate the admin's files\n"
                  "  place [FABRIC INVENTORY] [options]     dry-run one request and explain it\n"
                  "  pools [FABRIC INVENTORY] [options]     capacity, reserved and free per pod and blade\n"
+                 "  jobs [options]                         placements: pod, hot and cold blades, state\n"
+                 "  explain JOBID --server HOST:PORT       why a job is where it is, or why it is pending\n"
+                 "  metrics [options]                      Prometheus text exposition\n"
                  "  version                                print the version\n"
                  "\n"
                  "Run 'morpheus COMMAND --help' for a command's options; see morpheus(1).\n");
@@ -68,6 +71,9 @@ int main(int argc, char **argv) {
         if (!std::strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "place")) return cmd_place(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "pools")) return cmd_pools(argc - 1, argv + 1);
+        if (!std::strcmp(cmd, "jobs")) return cmd_jobs(argc - 1, argv + 1);
+        if (!std::strcmp(cmd, "explain")) return cmd_explain(argc - 1, argv + 1);
+        if (!std::strcmp(cmd, "metrics")) return cmd_metrics(argc - 1, argv + 1);
     } catch (const morpheus::InputError &e) {
         std::fprintf(stderr, "morpheus: error: %s\n", e.what());
         return kInputError;

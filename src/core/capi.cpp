@@ -1,18 +1,23 @@
 // The C ABI of include/morpheus/morpheus.h over Engine. Every entry point catches everything:
 // no C++ exception may unwind into slurmctld.
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 #include "engine.hpp"
 #include "explain.hpp"
 #include "input_error.hpp"
 #include "morpheus/morpheus.h"
+#include "status_queries.hpp"
+#include "status_service.hpp"
 
 using namespace morpheus;
 
 struct morpheus_engine {
     Engine engine;
+    std::unique_ptr<StatusService> status;  // declared last: stopped before the engine goes
     morpheus_engine(const char *conf, const char *state) : engine(conf, state ? state : "") {}
 };
 
@@ -77,6 +82,26 @@ Request to_request(const morpheus_request_t *r) {
     q.cold_per_node = r->cold_per_node;
     if (q.nodes == 0 && q.gpus == 0) q.nodes = 1;
     return q;
+}
+
+// Keeps the decision for `morpheus explain` and counts it for `morpheus metrics`.
+void remember(Engine &engine, const Request &q, const Decision &d, double seconds) {
+    DecisionLog &log = engine.decisions();
+    const DecisionRecord *previous = log.find(q.job_id);
+    bool same = previous && previous->verdict == verdict_name(d.verdict) && previous->reason == d.reason;
+    if (seconds > 0 || d.verdict == Verdict::Impossible) log.count_decision(verdict_name(d.verdict), seconds);
+    if (d.verdict != Verdict::Placed && !same && !d.pods.empty())
+        log.count_rejection(d.verdict == Verdict::Impossible ? std::string("impossible-") + rule_out_name(d.pods.front().ruled_out)
+                                                             : rule_out_name(d.pods.front().ruled_out));
+    if (same) return;  // a pending job re-tested each cycle: keep the first explanation's time
+    DecisionRecord r;
+    r.job_id = q.job_id;
+    r.uid = q.uid;
+    r.when = static_cast<int64_t>(std::time(nullptr));
+    r.verdict = verdict_name(d.verdict);
+    r.reason = d.reason;
+    r.explanation = explain_text(engine.model(), q, d);
+    log.record(std::move(r));
 }
 
 }  // namespace
@@ -153,8 +178,13 @@ MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_re
             std::lock_guard<std::mutex> g(e->engine.lock());
             model = e->engine.model_ptr();
         }
-        Decision d = feasibility(*model, to_request(req));
-        if (d.verdict == Verdict::Impossible) throw InputError("", "", "Morpheus: " + d.reason);
+        Request q = to_request(req);
+        Decision d = feasibility(*model, q);
+        if (d.verdict == Verdict::Impossible) {
+            std::lock_guard<std::mutex> g(e->engine.lock());
+            remember(e->engine, q, d, 0);
+            throw InputError("", "", "Morpheus: " + d.reason);
+        }
         return 0;
     });
 }
@@ -167,7 +197,10 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
         const ClusterModel &m = e->engine.model();
         std::vector<uint8_t> flags(free_nodes, free_nodes + m.fabric().node_names.size());
         Request q = to_request(req);
+        auto t0 = std::chrono::steady_clock::now();
         Decision d = decide(m, e->engine.ledger(), q, flags);
+        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        remember(e->engine, q, d, seconds);
         if (d.verdict != Verdict::Placed) throw InputError("", "", "Morpheus: " + d.reason);
         auto p = std::make_unique<morpheus_plan>();
         p->model = e->engine.model_ptr();
@@ -225,6 +258,8 @@ MORPHEUS_API int morpheus_reserve(morpheus_engine_t *e, const morpheus_request_t
 MORPHEUS_API int morpheus_release(morpheus_engine_t *e, uint64_t job_id, morpheus_error_t *err) {
     return guarded(err, [&] {
         std::lock_guard<std::mutex> g(e->engine.lock());
+        const DecisionRecord *r = e->engine.decisions().find(job_id);
+        if (r && r->verdict != "placed") e->engine.decisions().forget(job_id);  // ended while pending
         return e->engine.release(job_id) ? 1 : 0;
     });
 }
@@ -276,4 +311,24 @@ MORPHEUS_API char *morpheus_status_json(morpheus_engine_t *e, uint32_t viewer_ui
     } catch (...) {
         return nullptr;
     }
+}
+
+MORPHEUS_API int morpheus_status_service_start(morpheus_engine_t *e, int port, const uint32_t *privileged_uids,
+                                               size_t count, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        if (port <= 0 || port > 65535) throw InputError("", "StatusPort", "not a TCP port: " + std::to_string(port));
+        e->status.reset();
+        std::vector<uint32_t> uids(privileged_uids, privileged_uids + count);
+        Engine *engine = &e->engine;
+        e->status = std::make_unique<StatusService>(
+            static_cast<uint16_t>(port), uids, [engine](uint32_t uid, bool privileged, const std::string &query) {
+                std::lock_guard<std::mutex> g(engine->lock());
+                return answer_status_query(engine->model(), engine->ledger(), engine->decisions(), uid, privileged, query);
+            });
+        return 0;
+    });
+}
+
+MORPHEUS_API void morpheus_status_service_stop(morpheus_engine_t *e) {
+    if (e) e->status.reset();
 }

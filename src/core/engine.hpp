@@ -9,6 +9,7 @@
 
 #include "cluster_model.hpp"
 #include "config.hpp"
+#include "decision_log.hpp"
 #include "ledger.hpp"
 #include "placement.hpp"
 
@@ -38,6 +39,9 @@ public:
     size_t reconcile(const std::vector<uint64_t> &running);
     std::vector<uint64_t> jobs_on_failed_blades() const;
 
+    DecisionLog &decisions() { return decisions_; }
+    const DecisionLog &decisions() const { return decisions_; }
+
     std::mutex &lock() { return mutex_; }
 
 private:
@@ -58,6 +62,7 @@ private:
     uint64_t generation_ = 1;
     int64_t inventory_mtime_ = 0;
     int64_t inventory_checked_ = 0;
+    DecisionLog decisions_;
     std::mutex mutex_;
 };
 

@@ -1,0 +1,23 @@
+// Where the status views get their document: the live status service inside slurmctld
+// (--server HOST:PORT or $MORPHEUS_SERVER, munge-authenticated), or the files offline.
+#pragma once
+#include <string>
+
+#include "commands.hpp"
+
+namespace morpheus::cli {
+
+struct StatusSource {
+    Sources files;
+    std::string server;  // HOST:PORT; empty: offline from files
+};
+
+// Adds --server and the file options to a subcommand's getopt loop; returns true if it took c.
+bool take_status_option(int c, const char *arg, StatusSource &s);
+constexpr int kOptServer = 2000, kOptState = 2001;
+
+// Sends {"op": op, "job": job} to the service, or answers it offline with the same code.
+// Throws InputError when the answer is an error document.
+std::string fetch_status(StatusSource &s, const std::string &op, long job = 0);
+
+}  // namespace morpheus::cli

@@ -1,0 +1,53 @@
+// DecisionLog: the latest decision per job (placed or pending, and why), kept so that
+// `morpheus explain JOBID` can answer from inside slurmctld; plus the counters behind
+// `morpheus metrics`.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+
+namespace morpheus {
+
+struct DecisionRecord {
+    uint64_t job_id = 0;
+    uint32_t uid = 0;
+    int64_t when = 0;          // unix seconds
+    std::string verdict;       // placed | pending | impossible
+    std::string reason;
+    std::string explanation;   // explain_text()
+    std::string json;          // decision_json()
+};
+
+class DecisionLog {
+public:
+    explicit DecisionLog(size_t capacity = 20000) : capacity_(capacity) {}
+
+    void record(DecisionRecord r);
+    const DecisionRecord *find(uint64_t job_id) const;
+    const std::map<uint64_t, DecisionRecord> &records() const { return by_job_; }
+    // A job that ended: it is no longer pending anywhere.
+    void forget(uint64_t job_id) { by_job_.erase(job_id); }
+
+    // Counters for metrics.
+    void count_decision(const std::string &verdict, double seconds);
+    void count_rejection(const std::string &reason_kind);
+    const std::map<std::string, uint64_t> &decisions() const { return decisions_; }
+    const std::map<std::string, uint64_t> &rejections() const { return rejections_; }
+    double decision_seconds_sum() const { return seconds_sum_; }
+    uint64_t decision_count() const { return decision_count_; }
+    // Cumulative histogram buckets (upper bounds in seconds) of decision time.
+    static constexpr double kBuckets[] = {1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 1e-2, 1e-1};
+    const uint64_t *bucket_counts() const { return buckets_; }
+
+private:
+    size_t capacity_;
+    std::map<uint64_t, DecisionRecord> by_job_;
+    std::deque<uint64_t> order_;
+    std::map<std::string, uint64_t> decisions_, rejections_;
+    double seconds_sum_ = 0;
+    uint64_t decision_count_ = 0;
+    uint64_t buckets_[sizeof(kBuckets) / sizeof(kBuckets[0])] = {};
+};
+
+}  // namespace morpheus

@@ -1,0 +1,98 @@
+// One dispatcher for every status view, so live and offline answers cannot drift apart.
+#include "status_queries.hpp"
+
+#include <jansson.h>
+
+#include <cstdlib>
+
+#include "cluster_model.hpp"
+#include "decision_log.hpp"
+#include "ledger.hpp"
+#include "explain.hpp"
+#include "metrics.hpp"
+
+namespace morpheus {
+
+namespace {
+std::string dump(json_t *o) {
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    std::string out = s ? s : "{}";
+    std::free(s);
+    json_decref(o);
+    return out + "\n";
+}
+std::string error_json(const std::string &message) {
+    json_t *o = json_object();
+    json_object_set_new(o, "error", json_string(message.c_str()));
+    return dump(o);
+}
+}  // namespace
+
+std::string answer_status_query(const ClusterModel &model, const Ledger &ledger, const DecisionLog &log, uint32_t uid,
+                                bool privileged, const std::string &request_json) {
+    json_error_t err;
+    json_t *req = json_loads(request_json.c_str(), 0, &err);
+    if (!json_is_object(req)) {
+        json_decref(req);
+        return error_json("malformed request");
+    }
+    std::string op = json_is_string(json_object_get(req, "op")) ? json_string_value(json_object_get(req, "op")) : "";
+    json_int_t job = json_integer_value(json_object_get(req, "job"));
+    json_decref(req);
+
+    const long viewer = privileged ? -1 : static_cast<long>(uid);
+    if (op == "status") return status_json(model, ledger, viewer);
+    if (op == "jobs") {
+        // Running jobs from the ledger, then jobs Morpheus holds pending, with their reason.
+        json_error_t e2;
+        json_t *status = json_loads(status_json(model, ledger, viewer).c_str(), 0, &e2);
+        json_t *jobs = json_incref(json_object_get(status, "jobs"));
+        json_decref(status);
+        size_t i;
+        json_t *j;
+        json_array_foreach(jobs, i, j) {
+            json_t *affected = json_object_get(j, "affected");
+            json_object_set_new(j, "state", json_string(json_is_true(affected) ? "affected" : "running"));
+        }
+        for (const auto &[id, r] : log.records()) {
+            if (r.verdict == "placed" || ledger.find(id)) continue;
+            if (viewer >= 0 && r.uid != static_cast<uint32_t>(viewer)) continue;
+            json_t *o = json_object();
+            json_object_set_new(o, "job_id", json_integer(static_cast<json_int_t>(id)));
+            json_object_set_new(o, "uid", json_integer(r.uid));
+            json_object_set_new(o, "state", json_string(r.verdict.c_str()));
+            json_object_set_new(o, "reason", json_string(r.reason.c_str()));
+            json_array_append_new(jobs, o);
+        }
+        json_t *o = json_object();
+        json_object_set_new(o, "jobs", jobs);
+        return dump(o);
+    }
+    if (op == "metrics") {
+        json_t *o = json_object();
+        json_object_set_new(o, "metrics", json_string(metrics_text(model, ledger, log).c_str()));
+        return dump(o);
+    }
+    if (op == "explain") {
+        const DecisionRecord *r = log.find(static_cast<uint64_t>(job));
+        const Reservation *held = ledger.find(static_cast<uint64_t>(job));
+        uint32_t owner = r ? r->uid : held ? held->uid : 0;
+        if (!r && !held) return error_json("job " + std::to_string(job) + ": Morpheus has no decision for it (no Morpheus flags, or not seen yet)");
+        if (!privileged && owner != uid) return error_json("job " + std::to_string(job) + ": not your job");
+        json_t *o = json_object();
+        json_object_set_new(o, "job_id", json_integer(job));
+        json_object_set_new(o, "uid", json_integer(owner));
+        if (r) {
+            json_object_set_new(o, "verdict", json_string(r->verdict.c_str()));
+            json_object_set_new(o, "reason", json_string(r->reason.c_str()));
+            json_object_set_new(o, "when", json_integer(r->when));
+            json_object_set_new(o, "explanation", json_string(r->explanation.c_str()));
+        }
+        if (held)
+            json_object_set_new(o, "holding", json_string(reservation_summary(model.fabric(), *held).c_str()));
+        return dump(o);
+    }
+    return error_json("unknown op \"" + op + "\" (status, jobs, explain, metrics)");
+}
+
+}  // namespace morpheus

@@ -1,0 +1,76 @@
+// Trace record -> Request, deterministic per job (hash of seed and job id, not draw order).
+#include "job_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "units.hpp"
+
+namespace morpheus::sim {
+
+namespace {
+
+// splitmix64: a job's draws depend on its id only, so filtering a trace keeps the other jobs'.
+double unit_draw(uint64_t seed, uint64_t id, uint64_t salt) {
+    uint64_t z = seed * 0x9e3779b97f4a7c15ull + id * 0xbf58476d1ce4e5b9ull + salt * 0x94d049bb133111ebull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) / static_cast<double>(1ull << 53);
+}
+
+uint32_t gpus_per_node(const ClusterModel &cluster) {
+    return cluster.fabric().pods.empty() ? 1 : std::max<uint32_t>(1, cluster.fabric().pods[0].gpus_per_node);
+}
+
+}  // namespace
+
+std::vector<SimJob> model_jobs(const Trace &trace, const JobModel &m, const ClusterModel &cluster) {
+    std::vector<SimJob> out;
+    out.reserve(trace.jobs.size());
+    const uint32_t per_proc = m.gpus_per_proc ? m.gpus_per_proc : gpus_per_node(cluster);
+    const uint32_t per_node = gpus_per_node(cluster);
+    const int64_t t0 = trace.jobs.empty() ? 0 : trace.jobs.front().submit;
+    for (const TraceJob &t : trace.jobs) {
+        SimJob j;
+        j.id = t.id;
+        j.submit = t.submit - t0;
+        j.runtime = t.runtime;
+        j.estimate = std::max(t.runtime, t.requested_time);
+        Request &r = j.request;
+        r.job_id = t.id;
+        r.gpus = static_cast<uint32_t>(t.processors) * per_proc;
+        const uint32_t nodes = (r.gpus + per_node - 1) / per_node;
+        double per_node_bytes;
+        if (t.memory_kb > 0) {
+            per_node_bytes = static_cast<double>(t.memory_kb) * 1024.0 * m.mem_scale *
+                             static_cast<double>(t.processors) / std::max<uint32_t>(1, nodes);
+        } else {
+            double lo = std::log(static_cast<double>(m.mem_min)), hi = std::log(static_cast<double>(m.mem_max));
+            per_node_bytes = std::exp(lo + unit_draw(m.seed, t.id, 1) * (hi - lo));
+        }
+        const uint64_t gib = 1ull << 30;
+        // Whole GiB, as users write --mem-hot.
+        uint64_t hot = static_cast<uint64_t>(std::llround(per_node_bytes * m.hot_fraction / gib)) * gib;
+        uint64_t cold = static_cast<uint64_t>(std::llround(per_node_bytes * (1.0 - m.hot_fraction) / gib)) * gib;
+        r.hot_per_node = hot;
+        r.cold_per_node = cold;
+        r.hot_latency_ns = unit_draw(m.seed, t.id, 2) < m.tight_share ? m.tight_bound_ns : m.default_bound_ns;
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+std::string describe(const JobModel &m, const ClusterModel &cluster) {
+    const uint32_t per_proc = m.gpus_per_proc ? m.gpus_per_proc : gpus_per_node(cluster);
+    std::string s = "1 processor = " + std::to_string(per_proc) + " GPUs; memory per node from the record x" +
+                    std::to_string(m.mem_scale).substr(0, 4) + ", else " + format_size(m.mem_min) + ".." +
+                    format_size(m.mem_max) + " log-uniform; " + std::to_string(static_cast<int>(m.hot_fraction * 100 + 0.5)) +
+                    "% hot; hot bound " +
+                    format_latency(m.default_bound_ns ? m.default_bound_ns : cluster.settings().default_hot_latency_ns) +
+                    ", " + std::to_string(static_cast<int>(m.tight_share * 100 + 0.5)) + "% of jobs " +
+                    format_latency(m.tight_bound_ns);
+    return s;
+}
+
+}  // namespace morpheus::sim

@@ -1,0 +1,48 @@
+// Placement policies the simulator compares, behind one interface and chosen by name:
+//   morpheus       decide() and choose_nodes(), the plugin's own scoring path
+//   first-fit      free nodes in node order, memory from any blade with room (what
+//                  select/cons_tres does alone: it knows nodes, not blades)
+//   tree-best-fit  the fewest pods, best fit by free nodes (what topology/tree does), memory
+//                  from any blade with room
+// Every policy's memory goes through the same Ledger, so conservation is checked the same way.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster_model.hpp"
+#include "ledger.hpp"
+#include "placement.hpp"
+#include "request.hpp"
+
+namespace morpheus::sim {
+
+struct Allocation {
+    std::vector<uint32_t> nodes;  // fabric node indices
+    Placement placement;          // pod shares and memory segments, as decide() gives them
+};
+
+class PlacementPolicy {
+public:
+    virtual ~PlacementPolicy() = default;
+    virtual const char *name() const = 0;
+    // Nodes and memory for the request now, or false: the job waits. Must not touch `ledger`;
+    // the simulator reserves what it returns.
+    virtual bool place(const ClusterModel &model, const Ledger &ledger, const Request &req,
+                       const std::vector<uint8_t> &free_nodes, Allocation &out) = 0;
+};
+
+// Throws InputError listing the known names when `name` is not one of them.
+std::unique_ptr<PlacementPolicy> make_policy(const std::string &name);
+const std::vector<std::string> &policy_names();
+
+// The baselines' memory: per pod share, hot memory (DRAM) from the first blades in fabric order
+// that have room and are reachable, whatever their latency; cold memory likewise, persistent
+// memory before DRAM. False when the cluster has not that much memory free.
+bool memory_from_any_blade(const ClusterModel &model, const Ledger &ledger, const Request &req,
+                           const std::vector<PodShare> &pods, Placement &out);
+
+// Pod shares of a list of nodes (in node order), as the ledger records them.
+std::vector<PodShare> shares_of(const ClusterModel &model, const std::vector<uint32_t> &nodes);
+
+}  // namespace morpheus::sim
