@@ -1,0 +1,56 @@
+#!/bin/bash
+# Builds the libFuzzer harnesses with clang (ASan + UBSan) and runs each for SECONDS
+# (default 20), seeded with the example files and the bad-input fixtures. Crashers land in
+# tests/fuzz/crashers/<target>/; copy them into tests/fuzz/regressions/<target>/ so that
+# make check replays them (tests/unit/test_fuzz_regressions).
+#
+#   tests/fuzz/run-fuzz.sh [SECONDS] [TARGET...]     prints executions and crashes per target
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+seconds=${1:-20}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fabric inventory units config)
+out=${FUZZ_OUT:-$top/build/fuzz}
+mkdir -p "$out"
+CXX=${FUZZ_CXX:-clang++}
+command -v "$CXX" >/dev/null || { echo "run-fuzz: $CXX not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
+
+core=(units hostlist json_document fabric latency_table inventory request config)
+flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+	-I"$top/src/core" -I"$top/include" $(pkg-config --cflags jansson))
+libs=($(pkg-config --libs jansson))
+
+total_runs=0
+total_crashes=0
+for t in "${targets[@]}"; do
+	bin=$out/fuzz_$t
+	if [ ! -x "$bin" ] || [ -n "$(find "$top/src/core" "$top/tests/fuzz" -newer "$bin" -name '*.[ch]pp' | head -1)" ]; then
+		srcs=()
+		for c in "${core[@]}"; do srcs+=("$top/src/core/$c.cpp"); done
+		"$CXX" "${flags[@]}" "$top/tests/fuzz/fuzz_$t.cpp" "${srcs[@]}" "${libs[@]}" -o "$bin"
+	fi
+	corpus=$out/corpus-$t
+	mkdir -p "$corpus" "$top/tests/fuzz/crashers/$t"
+	case $t in
+	fabric) cp "$top"/etc/fabric.json "$top"/tests/data/bad/fabric-*.json "$corpus"/ ;;
+	inventory) cp "$top"/etc/inventory.json "$top"/tests/data/bad/inventory-*.json "$corpus"/ ;;
+	config) cp "$top"/etc/morpheus.conf "$top"/tests/data/bad/*.conf "$corpus"/ ;;
+	units) printf '64G\n350ns\n2T\ngpu[0000-0511]\n' >"$corpus/seed1"; printf '1.5T\n1.2us\n\nn[1-3,7],x\n' >"$corpus/seed2" ;;
+	esac
+	cp "$top"/tests/fuzz/regressions/$t/* "$corpus"/ 2>/dev/null || true
+	log=$out/fuzz_$t.log
+	set +e
+	(cd "$top/tests/fuzz/crashers/$t" && "$bin" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 "$corpus") >"$log" 2>&1
+	rc=$?
+	set -e
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	crashes=$(find "$top/tests/fuzz/crashers/$t" -type f | wc -l)
+	echo "fuzz $t: ${runs:-0} executions in ${seconds}s, $crashes crashers (exit $rc)"
+	total_runs=$((total_runs + ${runs:-0}))
+	total_crashes=$((total_crashes + crashes))
+	[ "$rc" -eq 0 ] || tail -30 "$log"
+done
+echo "fuzz total: $total_runs executions, $total_crashes crashers"
+[ "$total_crashes" -eq 0 ]
