@@ -102,6 +102,8 @@ char *morpheus_job_environment(morpheus_engine_t *engine, uint64_t job_id);
 
 /* Jobs holding memory on blades that are failed now; returns how many ids were written. */
 size_t morpheus_jobs_on_failed_blades(morpheus_engine_t *engine, uint64_t *ids, size_t max);
+/* Jobs that came onto a failed blade since the last call (hand each to BladeFailurePolicy once). */
+size_t morpheus_jobs_newly_affected(morpheus_engine_t *engine, uint64_t *ids, size_t max);
 
 /* Status for `morpheus pools/jobs/metrics` as JSON (malloc'd). A non-privileged viewer sees
  * pool totals and the placement detail of its own jobs only. */

@@ -304,6 +304,18 @@ MORPHEUS_API size_t morpheus_jobs_on_failed_blades(morpheus_engine_t *e, uint64_
     }
 }
 
+MORPHEUS_API size_t morpheus_jobs_newly_affected(morpheus_engine_t *e, uint64_t *ids, size_t max) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        std::vector<uint64_t> jobs = e->engine.take_newly_affected();
+        size_t n = std::min(max, jobs.size());
+        for (size_t i = 0; i < n; ++i) ids[i] = jobs[i];
+        return n;
+    } catch (...) {
+        return 0;
+    }
+}
+
 MORPHEUS_API char *morpheus_status_json(morpheus_engine_t *e, uint32_t viewer_uid, int privileged) {
     try {
         std::lock_guard<std::mutex> g(e->engine.lock());

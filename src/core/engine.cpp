@@ -9,10 +9,11 @@
 
 namespace morpheus {
 
-int64_t file_mtime_ns(const std::string &path) {
+std::string file_stamp(const std::string &path) {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return 0;
-    return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    if (::stat(path.c_str(), &st) != 0) return "";
+    return std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
+           std::to_string(st.st_size) + ":" + std::to_string(st.st_ino);
 }
 
 Engine::Loaded Engine::load_all(const std::string &conf_path) {
@@ -35,7 +36,7 @@ Engine::Engine(const std::string &conf_path, const std::string &default_state_fi
     if (state_file_.empty())
         throw InputError(conf_path, "", "no StateFile set and no default given", "add StateFile=/var/spool/slurmctld/morpheus_ledger.json");
     ledger_ = Ledger::load(state_file_, model_->fabric(), &warnings_);
-    inventory_mtime_ = file_mtime_ns(config_.inventory_file);
+    inventory_stamp_ = file_stamp(config_.inventory_file);
     mark_affected();
 }
 
@@ -50,7 +51,7 @@ void Engine::reload() {
     warnings_ = std::move(warnings);
     bool moved = state != state_file_;
     state_file_ = state;
-    inventory_mtime_ = file_mtime_ns(config_.inventory_file);
+    inventory_stamp_ = file_stamp(config_.inventory_file);
     ++generation_;
     mark_affected();
     if (moved) save();
@@ -59,10 +60,10 @@ void Engine::reload() {
 bool Engine::refresh_inventory(int64_t now) {
     if (now - inventory_checked_ < static_cast<int64_t>(config_.inventory_check_interval_s)) return false;
     inventory_checked_ = now;
-    int64_t mtime = file_mtime_ns(config_.inventory_file);
-    if (mtime == inventory_mtime_) return false;
+    std::string stamp = file_stamp(config_.inventory_file);
+    if (stamp == inventory_stamp_) return false;
     Inventory inv = read_inventory(config_.inventory_file, model_->fabric());  // throws: keep old
-    inventory_mtime_ = mtime;
+    inventory_stamp_ = stamp;
     warnings_ = inv.warnings;
     model_ = std::make_shared<const ClusterModel>(model_->with_inventory(std::move(inv)));
     mark_affected();
@@ -71,12 +72,17 @@ bool Engine::refresh_inventory(int64_t now) {
 
 void Engine::mark_affected() {
     const Inventory &inv = model_->inventory();
+    bool changed = false;
     for (const auto &[id, r] : ledger_.reservations()) {
         bool affected = false;
         for (const Segment &s : r.segments)
             if (inv.blades[s.blade].state == BladeState::Failed) affected = true;
-        if (Reservation *m = ledger_.find_mutable(id)) m->affected = affected;
+        if (affected == r.affected) continue;
+        if (affected) newly_affected_.push_back(id);
+        ledger_.find_mutable(id)->affected = affected;
+        changed = true;
     }
+    if (changed) save();
 }
 
 void Engine::save() { ledger_.save(state_file_, model_->fabric()); }
@@ -136,6 +142,12 @@ size_t Engine::reconcile(const std::vector<uint64_t> &running) {
     for (uint64_t id : gone) ledger_.release(id);
     if (!gone.empty()) save();
     return gone.size();
+}
+
+std::vector<uint64_t> Engine::take_newly_affected() {
+    std::vector<uint64_t> out;
+    out.swap(newly_affected_);
+    return out;
 }
 
 std::vector<uint64_t> Engine::jobs_on_failed_blades() const {

@@ -38,6 +38,9 @@ public:
     bool release(uint64_t job_id);
     size_t reconcile(const std::vector<uint64_t> &running);
     std::vector<uint64_t> jobs_on_failed_blades() const;
+    // Jobs that came to hold memory on a failed blade since the last call: each is handed to
+    // the blade-failure policy (and logged) once.
+    std::vector<uint64_t> take_newly_affected();
 
     DecisionLog &decisions() { return decisions_; }
     const DecisionLog &decisions() const { return decisions_; }
@@ -60,13 +63,15 @@ private:
     Ledger ledger_;
     std::vector<std::string> warnings_;
     uint64_t generation_ = 1;
-    int64_t inventory_mtime_ = 0;
+    std::string inventory_stamp_;
     int64_t inventory_checked_ = 0;
+    std::vector<uint64_t> newly_affected_;
     DecisionLog decisions_;
     std::mutex mutex_;
 };
 
-// The file's modification time in nanoseconds, 0 if it cannot be read.
-int64_t file_mtime_ns(const std::string &path);
+// What identifies a version of a file: mtime, size and inode (an editor's rename gives a new
+// inode even within one timestamp tick). "" if it cannot be read.
+std::string file_stamp(const std::string &path);
 
 }  // namespace morpheus

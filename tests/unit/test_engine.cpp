@@ -1,0 +1,210 @@
+// The engine through its C ABI, as the plugins use it: open, plan, reserve, release, reload
+// with bad files (last good stays), inventory refresh and blade failure, restart recovery.
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "morpheus/morpheus.h"
+#include "test_support.hpp"
+
+namespace {
+
+struct Dir {
+    std::string path;
+    Dir() {
+        char t[] = "/tmp/morpheus-engine-XXXXXX";
+        path = mkdtemp(t);
+        copy(top_srcdir("etc/fabric.json"), "fabric.json");
+        copy(top_srcdir("etc/inventory.json"), "inventory.json");
+        write("morpheus.conf", "FabricFile=fabric.json\nInventoryFile=inventory.json\nInventoryCheckInterval=1\n");
+    }
+    std::string at(const std::string &name) const { return path + "/" + name; }
+    void write(const std::string &name, const std::string &text) const {
+        std::string tmp = at(name) + ".tmp";
+        std::ofstream(tmp) << text;
+        rename(tmp.c_str(), at(name).c_str());
+    }
+    std::string read(const std::string &name) const {
+        std::ifstream in(at(name));
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    }
+    void copy(const std::string &from, const std::string &name) const {
+        std::ifstream in(from);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        write(name, ss.str());
+    }
+};
+
+morpheus_request_t hot_request(uint64_t job, const char *size, const char *bound) {
+    morpheus_request_t r{};
+    r.job_id = job;
+    r.uid = 1000;
+    r.nodes = 1;
+    morpheus_error_t err;
+    assert_int_equal(morpheus_request_set_flags(&r, size, bound, nullptr, &err), 0);
+    return r;
+}
+
+// Plans and reserves the first node of the first step, as select/morpheus does.
+int place(morpheus_engine_t *e, const morpheus_request_t &r, morpheus_error_t *err) {
+    std::vector<uint8_t> free_nodes(morpheus_node_count(e), 1), allowed(morpheus_node_count(e));
+    morpheus_plan_t *plan = morpheus_plan_new(e, &r, free_nodes.data(), err);
+    if (!plan) return -1;
+    morpheus_plan_step_nodes(plan, 0, allowed.data());
+    morpheus_plan_destroy(&plan);
+    uint32_t node = 0;
+    while (!allowed[node]) ++node;
+    return morpheus_reserve(e, &r, &node, 1, err);
+}
+
+}  // namespace
+
+static void open_reports_bad_files(void **) {
+    Dir d;
+    d.write("morpheus.conf", "FabricFile=fabric.json\nInventoryFile=missing.json\n");
+    morpheus_error_t err;
+    assert_null(morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err));
+    assert_non_null(std::strstr(err.message, "missing.json"));
+    assert_non_null(std::strstr(err.file, "missing.json"));
+}
+
+static void plan_reserve_release_persist(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_non_null(e);
+    assert_string_equal(morpheus_engine_state_file(e), d.at("ledger.json").c_str());
+    assert_int_equal(morpheus_node_index(e, "gpu101"), 0);
+    morpheus_request_t r = hot_request(11, "600G", "250ns");
+    assert_int_equal(place(e, r, &err), 0);
+    char *summary = morpheus_job_summary(e, 11);
+    assert_non_null(std::strstr(summary, "pod=pod1 hot=blade1:600G@200ns"));
+    free(summary);
+    char *env = morpheus_job_environment(e, 11);
+    assert_non_null(std::strstr(env, "MORPHEUS_POD=pod1\n"));
+    assert_non_null(std::strstr(env, "MORPHEUS_HOT_BYTES=644245094400\n"));
+    free(env);
+    // blade1 has 424G left: a second 600G job within 250ns must wait, naming Morpheus.
+    morpheus_request_t r2 = hot_request(12, "600G", "250ns");
+    assert_int_equal(place(e, r2, &err), -1);
+    assert_non_null(std::strstr(err.message, "Morpheus: "));
+    assert_non_null(std::strstr(err.message, "424G of 600G"));
+    // Impossible at submission vs merely busy.
+    assert_int_equal(morpheus_check_feasible(e, &r2, &err), 0);
+    morpheus_request_t never = hot_request(13, "1G", "50ns");
+    assert_int_equal(morpheus_check_feasible(e, &never, &err), -1);
+    assert_non_null(std::strstr(err.message, "could never be placed"));
+    // A crash now (no close): the ledger on disk already holds job 11.
+    assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\": 11"));
+    morpheus_engine_t *after_crash = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_non_null(after_crash);
+    assert_non_null(morpheus_job_summary(after_crash, 11) ? (void *)1 : nullptr);
+    // Recovery: Slurm says job 11 is gone.
+    uint64_t running[] = {99};
+    assert_int_equal(morpheus_reconcile(after_crash, running, 1, &err), 1);
+    assert_null(morpheus_job_summary(after_crash, 11));
+    morpheus_engine_close(&after_crash);
+    assert_null(after_crash);
+    assert_int_equal(morpheus_release(e, 11, &err), 1);
+    assert_int_equal(morpheus_release(e, 11, &err), 0);
+    assert_int_equal(place(e, r2, &err), 0);
+    morpheus_engine_close(&e);
+}
+
+static void bad_reload_keeps_last_good(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_int_equal(place(e, hot_request(1, "100G", "250ns"), &err), 0);
+    std::string good = d.read("fabric.json");
+    d.write("fabric.json", good.substr(0, good.size() / 2));  // truncated
+    uint64_t gen = morpheus_engine_generation(e);
+    assert_int_equal(morpheus_engine_reload(e, &err), -1);
+    assert_non_null(std::strstr(err.message, "fabric.json"));
+    assert_non_null(std::strstr(err.message, "invalid JSON"));
+    assert_int_equal(morpheus_engine_generation(e), gen);
+    assert_int_equal(place(e, hot_request(2, "100G", "250ns"), &err), 0);  // still working
+    d.write("morpheus.conf", "FabricFile=fabric.json\nInventoryFile=inventory.json\nWeightLoad=lots\n");
+    assert_int_equal(morpheus_engine_reload(e, &err), -1);
+    assert_non_null(std::strstr(err.message, "line 3"));
+    // Good files again: reload succeeds and reservations survive it.
+    d.write("fabric.json", good);
+    d.write("morpheus.conf", "FabricFile=fabric.json\nInventoryFile=inventory.json\nInventoryCheckInterval=1\n");
+    assert_int_equal(morpheus_engine_reload(e, &err), 0);
+    assert_true(morpheus_engine_generation(e) > gen);
+    char *s = morpheus_job_summary(e, 1);
+    assert_non_null(s);
+    free(s);
+    morpheus_engine_close(&e);
+}
+
+static void blade_failure_and_return(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_int_equal(place(e, hot_request(5, "100G", "250ns"), &err), 0);
+    std::string inv = d.read("inventory.json");
+    std::string failed = inv;
+    size_t at = failed.find("\"state\": \"up\"");  // blade1 comes first
+    failed.replace(at, 13, "\"state\": \"failed\"");
+    sleep(1);  // mtime granularity and the check interval
+    d.write("inventory.json", failed);
+    assert_int_equal(morpheus_engine_refresh_inventory(e, time(nullptr) + 10, &err), 1);
+    uint64_t ids[4];
+    assert_int_equal(morpheus_jobs_newly_affected(e, ids, 4), 1);
+    assert_int_equal(ids[0], 5);
+    assert_int_equal(morpheus_jobs_newly_affected(e, ids, 4), 0);  // handed over once
+    assert_int_equal(morpheus_jobs_on_failed_blades(e, ids, 4), 1);
+    char *s = morpheus_job_summary(e, 5);
+    assert_non_null(std::strstr(s, "AFFECTED-BY-FAILED-BLADE"));
+    free(s);
+    // No new placement uses it: only blade1 is within 250ns, so the job waits.
+    assert_int_equal(place(e, hot_request(6, "1G", "250ns"), &err), -1);
+    assert_non_null(std::strstr(err.message, "failed or draining"));
+    // A broken inventory is refused and the last good one stays.
+    d.write("inventory.json", "{\"blades\": [");
+    assert_int_equal(morpheus_engine_refresh_inventory(e, time(nullptr) + 20, &err), -1);
+    assert_non_null(std::strstr(err.message, "inventory.json"));
+    // The blade comes back and is used again.
+    sleep(1);
+    d.write("inventory.json", inv);
+    assert_int_equal(morpheus_engine_refresh_inventory(e, time(nullptr) + 30, &err), 1);
+    assert_int_equal(place(e, hot_request(6, "1G", "250ns"), &err), 0);
+    assert_int_equal(morpheus_jobs_on_failed_blades(e, ids, 4), 0);
+    morpheus_engine_close(&e);
+}
+
+static void status_views_filter_by_user(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    morpheus_request_t mine = hot_request(1, "10G", "300ns"), theirs = hot_request(2, "10G", "300ns");
+    theirs.uid = 2000;
+    assert_int_equal(place(e, mine, &err), 0);
+    assert_int_equal(place(e, theirs, &err), 0);
+    char *all = morpheus_status_json(e, 0, 1), *own = morpheus_status_json(e, 1000, 0);
+    auto count = [](const char *s, const char *needle) {
+        int n = 0;
+        for (const char *p = s; (p = std::strstr(p, needle)); ++p) ++n;
+        return n;
+    };
+    assert_int_equal(count(all, "\"segments\""), 2);
+    assert_int_equal(count(own, "\"segments\""), 1);
+    free(all);
+    free(own);
+    morpheus_engine_close(&e);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(open_reports_bad_files),     cmocka_unit_test(plan_reserve_release_persist),
+        cmocka_unit_test(bad_reload_keeps_last_good), cmocka_unit_test(blade_failure_and_return),
+        cmocka_unit_test(status_views_filter_by_user),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
