@@ -10,9 +10,11 @@ namespace morpheus::cli {
 int cmd_check(int argc, char **argv);
 int cmd_place(int argc, char **argv);
 int cmd_pools(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
+int cmd_node(int argc, char **argv);  // morpheus node: the compute node seen by the SPANK plugin
 
 // Exit codes shared by the subcommands.
 enum Exit { kOk = 0, kInputError = 1, kUsage = 2, kPending = 3, kImpossible = 4 };

@@ -42,6 +42,7 @@ void usage(FILE *out) {
                  "  check FABRIC INVENTORY [--conf FILE]   validate the admin's files\n"
                  "  place [FABRIC INVENTORY] [options]     dry-run one request and explain it\n"
                  "  pools [FABRIC INVENTORY] [options]     capacity, reserved and free per pod and blade\n"
+                 "  simulate [FABRIC INVENTORY] [options]  replay a workload trace under each placement policy\n"
                  "  jobs [options]                         placements: pod, hot and cold blades, state\n"
                  "  explain JOBID --server HOST:PORT       why a job is where it is, or why it is pending\n"
                  "  metrics [options]                      Prometheus text exposition\n"
@@ -71,6 +72,7 @@ int main(int argc, char **argv) {
         if (!std::strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "place")) return cmd_place(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "pools")) return cmd_pools(argc - 1, argv + 1);
+        if (!std::strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "jobs")) return cmd_jobs(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "explain")) return cmd_explain(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "metrics")) return cmd_metrics(argc - 1, argv + 1);

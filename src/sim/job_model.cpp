@@ -50,11 +50,11 @@ std::vector<SimJob> model_jobs(const Trace &trace, const JobModel &m, const Clus
             per_node_bytes = std::exp(lo + unit_draw(m.seed, t.id, 1) * (hi - lo));
         }
         const uint64_t gib = 1ull << 30;
-        // Whole GiB, as users write --mem-hot.
-        uint64_t hot = static_cast<uint64_t>(std::llround(per_node_bytes * m.hot_fraction / gib)) * gib;
-        uint64_t cold = static_cast<uint64_t>(std::llround(per_node_bytes * (1.0 - m.hot_fraction) / gib)) * gib;
-        r.hot_per_node = hot;
-        r.cold_per_node = cold;
+        // Whole GiB, as users write --mem-hot; hot and cold add up to the rounded total.
+        const uint64_t total = static_cast<uint64_t>(std::llround(per_node_bytes / static_cast<double>(gib)));
+        const uint64_t hot = std::min<uint64_t>(total, static_cast<uint64_t>(std::llround(static_cast<double>(total) * m.hot_fraction)));
+        r.hot_per_node = hot * gib;
+        r.cold_per_node = (total - hot) * gib;
         r.hot_latency_ns = unit_draw(m.seed, t.id, 2) < m.tight_share ? m.tight_bound_ns : m.default_bound_ns;
         out.push_back(std::move(j));
     }

@@ -41,7 +41,7 @@ struct SyntheticParams {
     uint64_t seed = 1;
     uint64_t processors = 128;          // the machine the load is relative to
     uint64_t max_job_processors = 64;
-    double load = 0.85;
+    double load = 0.6;
     int64_t min_runtime = 60, max_runtime = 36 * 3600;
 };
 Trace synthetic_trace(const SyntheticParams &p);

@@ -1,4 +1,5 @@
 // SWF reader: whitespace-separated columns, ';' comments, -1 for unknown.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>

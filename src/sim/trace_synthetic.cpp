@@ -1,4 +1,5 @@
 // Generated SWF-like traces (see SyntheticParams for the model).
+#include <algorithm>
 #include <cmath>
 #include <random>
 

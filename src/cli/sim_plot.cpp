@@ -1,0 +1,85 @@
+// gnuplot is run on a script and data files in a temporary directory, removed afterwards.
+#include "sim_plot.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "input_error.hpp"
+
+namespace morpheus::cli {
+
+namespace {
+
+bool ends_with(const std::string &s, const char *suffix) {
+    size_t n = std::strlen(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+std::string gnuplot_string(const std::string &s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+}  // namespace
+
+void check_plot_path(const std::string &path) {
+    if (!ends_with(path, ".svg") && !ends_with(path, ".png"))
+        throw InputError("", "--plot", "\"" + path + "\" is neither .svg nor .png", "e.g. --plot utilisation.svg");
+}
+
+void plot_utilisation(const std::string &path, const std::string &title,
+                      const std::vector<morpheus::sim::SimResult> &runs) {
+    check_plot_path(path);
+    const std::string terminal =
+        ends_with(path, ".svg") ? "svg size 1000,720 dynamic background rgb 'white'" : "pngcairo size 1000,720";
+    char dir[] = "/tmp/morpheus-plot.XXXXXX";
+    if (!::mkdtemp(dir)) throw InputError("", "--plot", std::string("cannot make a temporary directory: ") + std::strerror(errno));
+    std::vector<std::string> files;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        files.push_back(std::string(dir) + "/run" + std::to_string(i) + ".dat");
+        std::ofstream out(files.back());
+        out << "# hours gpus hot cold stranded queued\n";
+        for (const auto &s : runs[i].timeline)
+            out << static_cast<double>(s.time - runs[i].first_submit) / 3600.0 << ' ' << 100 * s.gpus << ' '
+                << 100 * s.hot << ' ' << 100 * s.cold << ' ' << 100 * s.stranded << ' ' << s.queued << '\n';
+    }
+    std::string script_path = std::string(dir) + "/plot.gp";
+    {
+        std::ofstream gp(script_path);
+        gp << "set terminal " << terminal << "\n"
+           << "set output " << gnuplot_string(path) << "\n"
+           << "set multiplot layout 2,1 title " << gnuplot_string(title) << "\n"
+           << "set grid\nset key outside right\nset yrange [0:100]\nset ylabel 'GPUs busy (%)'\n";
+        auto series = [&](int column) {
+            for (size_t i = 0; i < runs.size(); ++i)
+                gp << (i ? ", " : "plot ") << gnuplot_string(files[i]) << " using 1:" << column
+                   << " with steps lw 1.5 title " << gnuplot_string(runs[i].policy);
+            gp << "\n";
+        };
+        series(2);
+        gp << "set xlabel 'time since first submit (hours)'\nset ylabel 'hot memory reserved (% of DRAM)'\n";
+        series(3);
+        gp << "unset multiplot\n";
+    }
+    // The script's path is ours (mkdtemp: letters, digits, '/', '.', '-'), safe to quote plainly.
+    std::string cmd = "gnuplot '" + script_path + "'";
+    int rc = std::system(cmd.c_str());
+    for (const std::string &f : files) ::unlink(f.c_str());
+    ::unlink(script_path.c_str());
+    ::rmdir(dir);
+    if (rc != 0)
+        throw InputError("", "--plot", "gnuplot failed (status " + std::to_string(rc) + ")",
+                         "install gnuplot (gnuplot-nox) or leave out --plot");
+}
+
+}  // namespace morpheus::cli

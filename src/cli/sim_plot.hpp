@@ -1,0 +1,17 @@
+// Utilisation over time per policy, drawn by gnuplot (svg or png by the file's extension).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "simulator.hpp"
+
+namespace morpheus::cli {
+
+// Throws InputError unless the path ends in .svg or .png (checked before a long run).
+void check_plot_path(const std::string &path);
+
+// Throws InputError when the extension is neither .svg nor .png or gnuplot fails.
+void plot_utilisation(const std::string &path, const std::string &title,
+                      const std::vector<morpheus::sim::SimResult> &runs);
+
+}  // namespace morpheus::cli

@@ -1,0 +1,321 @@
+// The replay loop. The books kept here (free nodes, per-pod free counts, the Ledger) are the
+// only state; every start and end goes through them, and check_invariants audits them.
+#include "simulator.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <queue>
+
+namespace morpheus::sim {
+
+namespace {
+
+struct Later {
+    bool operator()(const SimEvent &a, const SimEvent &b) const {
+        if (a.time != b.time) return a.time > b.time;
+        if (a.kind != b.kind) return a.kind > b.kind;
+        return a.seq > b.seq;
+    }
+};
+
+struct RunningJob {
+    size_t job;
+    int64_t expected_end;  // start + the user's estimate: what backfill plans with
+    std::vector<uint32_t> nodes;
+};
+
+class Replay {
+public:
+    Replay(const ClusterModel &m, PlacementPolicy &p, const std::vector<SimJob> &jobs, const SimOptions &o)
+        : model_(m), policy_(p), jobs_(jobs), opt_(o), ledger_(m.fabric().blades.size()),
+          free_nodes_(m.fabric().node_names.size(), 1), pod_free_(m.fabric().pods.size()) {
+        const Fabric &f = m.fabric();
+        for (uint32_t p = 0; p < f.pods.size(); ++p) pod_free_[p] = f.pods[p].node_count;
+        free_count_ = free_nodes_.size();
+        r_.policy = p.name();
+        r_.jobs.resize(jobs.size());
+        r_.total_gpus = f.gpu_count();
+        for (const BladeStock &b : m.inventory().blades) {
+            r_.total_dram += b.capacity[0];
+            r_.total_pmem += b.capacity[1];
+        }
+        // Pods that can use each blade as hot memory at the default bound: what "stranded" means.
+        pods_in_bound_.resize(f.blades.size());
+        for (uint32_t pod = 0; pod < f.pods.size(); ++pod)
+            for (uint32_t b : m.latency().blades_by_latency(pod)) {
+                if (m.latency().latency(pod, b) > m.settings().default_hot_latency_ns) break;
+                pods_in_bound_[b].push_back(pod);
+            }
+    }
+
+    SimResult run() {
+        uint64_t seq = 0;
+        for (size_t i = 0; i < jobs_.size(); ++i) {
+            events_.push({jobs_[i].submit, EventKind::Arrival, seq++, i});
+            r_.jobs[i].id = jobs_[i].id;
+            r_.jobs[i].submit = jobs_[i].submit;
+            r_.jobs[i].base_runtime = jobs_[i].runtime;
+        }
+        seq_ = seq;
+        if (!jobs_.empty()) {
+            r_.first_submit = jobs_.front().submit;
+            int64_t span = jobs_.back().submit - jobs_.front().submit;
+            interval_ = opt_.sample_interval > 0 ? opt_.sample_interval : std::max<int64_t>(1, span / 500);
+            now_ = next_sample_ = r_.first_submit;
+        }
+        Ledger empty(model_.fabric().blades.size());
+        std::vector<uint8_t> all_free(free_nodes_.size(), 1);
+        while (!events_.empty()) {
+            const int64_t t = events_.top().time;
+            advance(t);
+            while (!events_.empty() && events_.top().time == t) {
+                SimEvent e = events_.top();
+                events_.pop();
+                ++r_.events;
+                if (opt_.on_event) opt_.on_event(e);
+                if (e.kind == EventKind::End) {
+                    finish(e.job, t);
+                } else {
+                    Allocation probe;
+                    if (!policy_.place(model_, empty, jobs_[e.job].request, all_free, probe))
+                        r_.jobs[e.job].rejected = true;  // would wait forever: leave it out
+                    else
+                        queue_.push_back(e.job);
+                }
+            }
+            schedule(t);
+            if (opt_.check_invariants) audit(t);
+        }
+        r_.last_end = now_;
+        sample_at(now_);
+        for (const JobOutcome &j : r_.jobs)
+            if (!j.rejected && (j.starts != 1 || j.ends != 1))
+                violation("job " + std::to_string(j.id) + " started " + std::to_string(j.starts) + " and ended " +
+                          std::to_string(j.ends) + " times");
+        return std::move(r_);
+    }
+
+private:
+    void violation(const std::string &what) {
+        if (r_.violations.size() < 20) r_.violations.push_back(what);
+    }
+
+    // The state is constant between events: integrate it, and take the samples that fall here.
+    void advance(int64_t t) {
+        if (t <= now_) return;
+        const double dt = static_cast<double>(t - now_);
+        r_.gpu_seconds += dt * static_cast<double>(busy_gpus_);
+        r_.hot_seconds += dt * static_cast<double>(hot_bytes_);
+        r_.cold_seconds += dt * static_cast<double>(cold_bytes_);
+        while (next_sample_ < t) {
+            sample_at(next_sample_);
+            next_sample_ += interval_;
+        }
+        now_ = t;
+    }
+
+    void sample_at(int64_t t) {
+        Sample s;
+        s.time = t;
+        s.gpus = r_.total_gpus ? static_cast<double>(busy_gpus_) / static_cast<double>(r_.total_gpus) : 0;
+        s.hot = r_.total_dram ? static_cast<double>(hot_bytes_) / static_cast<double>(r_.total_dram) : 0;
+        s.cold = r_.total_pmem ? static_cast<double>(cold_bytes_) / static_cast<double>(r_.total_pmem) : 0;
+        // Stranded: free DRAM that no free node can use as hot memory within the default bound.
+        uint64_t stranded = 0;
+        for (uint32_t b = 0; b < pods_in_bound_.size(); ++b) {
+            if (!model_.inventory().admits(b)) continue;
+            bool reachable = false;
+            for (uint32_t p : pods_in_bound_[b])
+                if (pod_free_[p]) {
+                    reachable = true;
+                    break;
+                }
+            if (!reachable) stranded += ledger_.free(b, Tier::Dram, model_.inventory());
+        }
+        s.stranded = r_.total_dram ? static_cast<double>(stranded) / static_cast<double>(r_.total_dram) : 0;
+        s.queued = queue_.size();
+        s.running = running_.size();
+        r_.timeline.push_back(s);
+    }
+
+    bool try_start(size_t i, int64_t t) {
+        const SimJob &job = jobs_[i];
+        Allocation a;
+        if (!policy_.place(model_, ledger_, job.request, free_nodes_, a)) return false;
+        Reservation res;
+        res.job_id = job.id;
+        res.uid = job.request.uid;
+        res.since = t;
+        res.pods = a.placement.pods;
+        res.segments = a.placement.segments;
+        res.hot_latency_bound_ns = a.placement.hot_latency_bound_ns;
+        std::string why;
+        if (!ledger_.reserve(res, model_.inventory(), &why)) {
+            violation("job " + std::to_string(job.id) + ": " + policy_.name() + " chose memory the ledger refuses: " + why);
+            return false;
+        }
+        JobOutcome &o = r_.jobs[i];
+        const Fabric &f = model_.fabric();
+        uint32_t gpus = 0;
+        for (uint32_t n : a.nodes) {
+            if (!free_nodes_[n]) violation("job " + std::to_string(job.id) + " given busy node " + f.node_names[n]);
+            free_nodes_[n] = 0;
+            --pod_free_[f.node_pod[n]];
+            gpus += f.pods[f.node_pod[n]].gpus_per_node;
+        }
+        free_count_ -= a.nodes.size();
+        const Request &req = job.request;
+        if (req.nodes ? a.nodes.size() < req.nodes : gpus < req.gpus)
+            violation("job " + std::to_string(job.id) + " given " + std::to_string(a.nodes.size()) + " nodes, too few");
+        double weighted = 0;
+        for (const Segment &s : res.segments) {
+            if (s.use == Use::Hot) {
+                o.hot_bytes += s.bytes;
+                weighted += static_cast<double>(s.bytes) * s.latency_ns;
+                o.max_hot_latency_ns = std::max<double>(o.max_hot_latency_ns, s.latency_ns);
+            } else {
+                o.cold_bytes += s.bytes;
+            }
+        }
+        o.hot_latency_ns = o.hot_bytes ? weighted / static_cast<double>(o.hot_bytes) : 0;
+        o.bound_ns = req.hot_per_node ? effective_bound(model_, req) : 0;
+        o.within_bound = o.hot_bytes && o.max_hot_latency_ns <= static_cast<double>(o.bound_ns);
+        o.nodes = static_cast<uint32_t>(a.nodes.size());
+        o.gpus = gpus;
+        o.pods = static_cast<uint32_t>(res.pods.size());
+        o.start = t;
+        o.runtime = opt_.slowdown.stretch(job.runtime, o.hot_latency_ns);
+        ++o.starts;
+        busy_gpus_ += gpus;
+        hot_bytes_ += o.hot_bytes;
+        cold_bytes_ += o.cold_bytes;
+        running_.push_back({i, t + std::max(job.estimate, int64_t{1}), std::move(a.nodes)});
+        events_.push({t + o.runtime, EventKind::End, seq_++, i});
+        return true;
+    }
+
+    void finish(size_t i, int64_t t) {
+        auto it = std::find_if(running_.begin(), running_.end(), [&](const RunningJob &r) { return r.job == i; });
+        JobOutcome &o = r_.jobs[i];
+        ++o.ends;
+        if (it == running_.end()) {
+            violation("job " + std::to_string(o.id) + " ended without running");
+            return;
+        }
+        const Fabric &f = model_.fabric();
+        for (uint32_t n : it->nodes) {
+            free_nodes_[n] = 1;
+            ++pod_free_[f.node_pod[n]];
+        }
+        free_count_ += it->nodes.size();
+        ledger_.release(o.id);
+        busy_gpus_ -= o.gpus;
+        hot_bytes_ -= o.hot_bytes;
+        cold_bytes_ -= o.cold_bytes;
+        o.end = t;
+        *it = std::move(running_.back());
+        running_.pop_back();
+        if (opt_.progress) opt_.progress(++done_, jobs_.size());
+    }
+
+    uint32_t nodes_for(size_t i) const { return nodes_needed(model_, jobs_[i].request, 0); }
+
+    // FCFS: start from the head while it fits. EASY backfill: when the head does not fit, find
+    // when enough nodes will be free for it (the shadow time, from running jobs' estimates) and
+    // let a later job start now if it ends by then or uses only nodes the head will not need.
+    // Only nodes are planned for; memory is checked by the policy when a job starts.
+    void schedule(int64_t t) {
+        while (!queue_.empty() && try_start(queue_.front(), t)) queue_.pop_front();
+        if (!opt_.backfill || queue_.size() < 2) return;
+        const uint32_t need = nodes_for(queue_.front());
+        std::vector<std::pair<int64_t, size_t>> ends;
+        for (const RunningJob &r : running_) ends.push_back({std::max(r.expected_end, t), r.nodes.size()});
+        std::sort(ends.begin(), ends.end());
+        int64_t shadow = INT64_MAX;
+        uint64_t free = free_count_, extra = 0;
+        for (const auto &[when, nodes] : ends) {
+            free += nodes;
+            if (free >= need) {
+                shadow = when;
+                extra = free - need;
+                break;
+            }
+        }
+        for (size_t k = 1; k < queue_.size() && k <= opt_.backfill_depth;) {
+            size_t i = queue_[k];
+            uint32_t n = nodes_for(i);
+            bool ends_in_time = t + jobs_[i].estimate <= shadow;
+            if ((ends_in_time || n <= extra) && try_start(i, t)) {
+                if (!ends_in_time) extra -= n;
+                queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
+            } else {
+                ++k;
+            }
+        }
+    }
+
+    void audit(int64_t t) {
+        const Inventory &inv = model_.inventory();
+        for (uint32_t b = 0; b < ledger_.blade_count(); ++b)
+            for (size_t tier = 0; tier < kTierCount; ++tier)
+                if (ledger_.reserved(b, static_cast<Tier>(tier)) > inv.blades[b].capacity[tier])
+                    violation("t=" + std::to_string(t) + ": blade " + model_.fabric().blades[b].name + " " +
+                              tier_name(static_cast<Tier>(tier)) + " over capacity");
+        size_t free = 0, held = 0;
+        for (uint8_t x : free_nodes_) free += x != 0;
+        for (const RunningJob &r : running_) held += r.nodes.size();
+        if (free != free_count_ || free + held != free_nodes_.size())
+            violation("t=" + std::to_string(t) + ": node books do not balance (" + std::to_string(free) + " free + " +
+                      std::to_string(held) + " held of " + std::to_string(free_nodes_.size()) + ")");
+        if (busy_gpus_ > r_.total_gpus) violation("t=" + std::to_string(t) + ": more GPUs busy than exist");
+        if (ledger_.reservations().size() != running_.size())
+            violation("t=" + std::to_string(t) + ": " + std::to_string(ledger_.reservations().size()) +
+                      " reservations for " + std::to_string(running_.size()) + " running jobs");
+    }
+
+    const ClusterModel &model_;
+    PlacementPolicy &policy_;
+    const std::vector<SimJob> &jobs_;
+    const SimOptions &opt_;
+    Ledger ledger_;
+    std::vector<uint8_t> free_nodes_;
+    std::vector<uint32_t> pod_free_;
+    std::vector<std::vector<uint32_t>> pods_in_bound_;
+    size_t free_count_ = 0, done_ = 0;
+    uint64_t busy_gpus_ = 0, hot_bytes_ = 0, cold_bytes_ = 0;
+    std::priority_queue<SimEvent, std::vector<SimEvent>, Later> events_;
+    std::deque<size_t> queue_;
+    std::vector<RunningJob> running_;
+    uint64_t seq_ = 0;
+    int64_t now_ = 0, next_sample_ = 0, interval_ = 1;
+    SimResult r_;
+};
+
+}  // namespace
+
+SimResult simulate(const ClusterModel &model, PlacementPolicy &policy, const std::vector<SimJob> &jobs,
+                   const SimOptions &options) {
+    return Replay(model, policy, jobs, options).run();
+}
+
+std::vector<SimJob> placeable_by_all(const ClusterModel &model, const std::vector<PlacementPolicy *> &policies,
+                                     const std::vector<SimJob> &jobs, std::vector<size_t> *left_out) {
+    Ledger empty(model.fabric().blades.size());
+    std::vector<uint8_t> all_free(model.fabric().node_names.size(), 1);
+    if (left_out) left_out->assign(policies.size(), 0);
+    std::vector<SimJob> out;
+    for (const SimJob &j : jobs) {
+        bool all = true;
+        for (size_t p = 0; p < policies.size(); ++p) {
+            Allocation probe;
+            if (!policies[p]->place(model, empty, j.request, all_free, probe)) {
+                all = false;
+                if (left_out) ++(*left_out)[p];
+            }
+        }
+        if (all) out.push_back(j);
+    }
+    return out;
+}
+
+}  // namespace morpheus::sim

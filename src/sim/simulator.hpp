@@ -1,0 +1,80 @@
+// The event-driven replay: jobs arrive at their submit time, wait in one FCFS queue (with EASY
+// backfill if asked), start when their policy places them, and end after their run time
+// stretched by the slowdown model. Memory is reserved and released through the core Ledger.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cluster_model.hpp"
+#include "job_model.hpp"
+#include "policy.hpp"
+#include "slowdown.hpp"
+
+namespace morpheus::sim {
+
+// At one instant, ends are handled before arrivals (a job that ends frees its nodes for one
+// that arrives then), each kind in the order it was scheduled.
+enum class EventKind : uint8_t { End = 0, Arrival = 1 };
+
+struct SimEvent {
+    int64_t time = 0;
+    EventKind kind = EventKind::Arrival;
+    uint64_t seq = 0;   // order of scheduling, the last tie-break
+    size_t job = 0;     // index into the job list
+};
+
+struct JobOutcome {
+    uint64_t id = 0;
+    int64_t submit = 0, start = -1, end = -1;
+    int64_t base_runtime = 0, runtime = 0;  // as logged; as run (stretched)
+    bool rejected = false;     // the policy could not place it even on an empty cluster
+    uint32_t starts = 0, ends = 0;  // conservation: each exactly once for a job that ran
+    uint32_t nodes = 0, gpus = 0, pods = 0;
+    uint64_t hot_bytes = 0, cold_bytes = 0;
+    uint64_t bound_ns = 0;
+    double hot_latency_ns = 0;      // bytes-weighted mean over its hot segments
+    double max_hot_latency_ns = 0;
+    bool within_bound = false;      // every hot byte inside the bound
+};
+
+// The cluster's state over one stretch of time, for utilisation over time and the plot.
+struct Sample {
+    int64_t time = 0;
+    double gpus = 0, hot = 0, cold = 0, stranded = 0;  // shares of capacity in [0,1]
+    size_t queued = 0, running = 0;
+};
+
+struct SimOptions {
+    SlowdownModel slowdown;
+    bool backfill = false;          // EASY: a later job may start if it does not delay the head
+    size_t backfill_depth = 64;     // how far down the queue backfill looks
+    int64_t sample_interval = 0;    // seconds; 0: the trace's span / 500
+    bool check_invariants = false;  // ledger and node books checked at every event (slow at scale)
+    std::function<void(size_t done, size_t total)> progress;   // after each job ends
+    std::function<void(const SimEvent &)> on_event;            // for tests: every event, in order
+};
+
+struct SimResult {
+    std::string policy;
+    std::vector<JobOutcome> jobs;   // like the input
+    std::vector<Sample> timeline;
+    int64_t first_submit = 0, last_end = 0;
+    // Time integrals (share of capacity x seconds), for utilisation over the whole run.
+    double gpu_seconds = 0, hot_seconds = 0, cold_seconds = 0;
+    uint64_t total_gpus = 0, total_dram = 0, total_pmem = 0;
+    size_t events = 0;
+    std::vector<std::string> violations;  // conservation broken: always a bug
+};
+
+SimResult simulate(const ClusterModel &model, PlacementPolicy &policy, const std::vector<SimJob> &jobs,
+                   const SimOptions &options);
+
+// The jobs every one of `policies` can place on the empty cluster, so that all of them replay
+// the same workload (morpheus refuses a job no pod can serve inside its bound; a baseline
+// places it anyway, far away). `left_out` gets, per policy, how many it could never place.
+std::vector<SimJob> placeable_by_all(const ClusterModel &model, const std::vector<PlacementPolicy *> &policies,
+                                     const std::vector<SimJob> &jobs, std::vector<size_t> *left_out);
+
+}  // namespace morpheus::sim

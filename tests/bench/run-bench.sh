@@ -1,0 +1,28 @@
+#!/bin/sh
+# Placement benchmark at the 100k-GPU scale (issue 2): generates the fabric and inventory with
+# contrib/gen-fabric.py (fat-tree and dragonfly), then prints bench_placement's figures for
+# each. Figures only: nothing here fails on time. `make bench` runs this.
+#
+# usage: tests/bench/run-bench.sh [--requests N] [--seed S] [--occupancy F]
+# env:   BENCH_DIR (where the generated files go; default a temporary directory, removed after)
+#        PYTHON (default python3)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+bench="$top_builddir/tests/bench/bench_placement"
+[ -x "$bench" ] || { echo "run-bench.sh: $bench is not built; run 'make check' (or make $bench) first" >&2; exit 2; }
+
+if [ -n "${BENCH_DIR:-}" ]; then
+    dir=$BENCH_DIR
+    mkdir -p "$dir"
+else
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/morpheus-bench.XXXXXX")
+    trap 'rm -rf "$dir"' EXIT
+fi
+for layout in fat-tree dragonfly; do
+    [ -f "$dir/$layout-fabric.json" ] ||
+        "${PYTHON:-python3}" "$top_srcdir/contrib/gen-fabric.py" --layout "$layout" -o "$dir/$layout"
+    echo "== $layout"
+    "$bench" "$dir/$layout-fabric.json" "$dir/$layout-inventory.json" "$@"
+done

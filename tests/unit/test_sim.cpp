@@ -1,0 +1,268 @@
+// The simulator: events in order, every job started and ended once with nothing over capacity
+// at any event, the SWF reader and job model, and a tiny fabric where each policy's outcome is
+// known by hand (first-fit puts hot memory on a far blade, morpheus does not).
+#include <map>
+
+#include "job_model.hpp"
+#include "policy.hpp"
+#include "run_summary.hpp"
+#include "simulator.hpp"
+#include "test_support.hpp"
+#include "trace.hpp"
+
+using namespace morpheus;
+using namespace morpheus::sim;
+
+namespace {
+
+constexpr uint64_t kGiB = 1ull << 30;
+
+// Two pods of 2 nodes x 8 GPUs, each under its own leaf; two blades, one per leaf. The blade
+// listed first (index 0, "far") hangs off pod b's leaf, so from pod a it is three hops away:
+//   pod a -> near: 10 + 50 + 40 = 100ns    pod a -> far: 10 + 50 + 100 + 100 + 40 = 300ns
+const char *kTinyFabric = R"({"version": 1, "name": "tiny",
+  "pods": [{"name": "a", "nodes": "n[1-2]", "gpus_per_node": 8, "node_latency": "10ns"},
+           {"name": "b", "nodes": "n[3-4]", "gpus_per_node": 8, "node_latency": "10ns"}],
+  "switches": [{"name": "leafa"}, {"name": "leafb"}, {"name": "spine"}],
+  "blades": [{"name": "far"}, {"name": "near"}],
+  "links": [{"from": "a", "to": "leafa", "latency": "50ns", "bandwidth": 400},
+            {"from": "b", "to": "leafb", "latency": "50ns", "bandwidth": 400},
+            {"from": "leafa", "to": "spine", "latency": "100ns", "bandwidth": 400},
+            {"from": "leafb", "to": "spine", "latency": "100ns", "bandwidth": 400},
+            {"from": "far", "to": "leafb", "latency": "40ns", "bandwidth": 400},
+            {"from": "near", "to": "leafa", "latency": "40ns", "bandwidth": 400}]})";
+const char *kTinyInventory = R"({"version": 1, "blades": [
+  {"name": "far", "dram": "256G", "pmem": "1T"}, {"name": "near", "dram": "256G", "pmem": "1T"}]})";
+
+ClusterModel tiny() {
+    Fabric f = parse_fabric(kTinyFabric, "tiny-fabric.json");
+    Inventory inv = parse_inventory(kTinyInventory, "tiny-inventory.json", f);
+    return ClusterModel(std::move(f), std::move(inv), PlacementSettings{});
+}
+
+ClusterModel example() {
+    Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
+    Inventory inv = read_inventory(top_srcdir("etc/inventory.json"), f);
+    return ClusterModel(std::move(f), std::move(inv), PlacementSettings{});
+}
+
+SimJob job(uint64_t id, int64_t submit, int64_t runtime, uint32_t nodes, uint64_t hot = 0, uint64_t bound = 0) {
+    SimJob j;
+    j.id = id;
+    j.submit = submit;
+    j.runtime = j.estimate = runtime;
+    j.request.job_id = id;
+    j.request.nodes = nodes;
+    j.request.hot_per_node = hot;
+    j.request.hot_latency_ns = bound;
+    return j;
+}
+
+SimResult run(const ClusterModel &m, const std::string &policy, const std::vector<SimJob> &jobs,
+              SimOptions opt = SimOptions{}) {
+    auto p = make_policy(policy);
+    opt.check_invariants = true;
+    return simulate(m, *p, jobs, opt);
+}
+
+void ends_come_before_arrivals_at_the_same_time(void **) {
+    ClusterModel m = tiny();
+    // Both jobs want the whole cluster; job 2 arrives as job 1 ends and must start at once.
+    std::vector<SimJob> jobs{job(1, 0, 100, 4), job(2, 100, 50, 4), job(3, 100, 10, 1)};
+    std::vector<SimEvent> seen;
+    SimOptions opt;
+    opt.on_event = [&](const SimEvent &e) { seen.push_back(e); };
+    SimResult r = run(m, "first-fit", jobs, opt);
+    assert_int_equal(seen.size(), 6);  // three arrivals, three ends
+    for (size_t i = 1; i < seen.size(); ++i) {
+        assert_true(seen[i - 1].time <= seen[i].time);
+        if (seen[i - 1].time == seen[i].time)
+            assert_true(seen[i - 1].kind <= seen[i].kind);
+    }
+    assert_int_equal(static_cast<int>(seen[1].kind), static_cast<int>(EventKind::End));  // t=100: job 1 ends first
+    assert_int_equal(seen[1].time, 100);
+    assert_int_equal(r.jobs[1].start, 100);
+    assert_int_equal(r.jobs[2].start, 150);  // FCFS: job 3 waits behind job 2
+    assert_true(r.violations.empty());
+}
+
+void every_job_starts_once_and_nothing_goes_over_capacity(void **) {
+    ClusterModel m = example();
+    SyntheticParams sp;
+    sp.jobs = 400;
+    sp.processors = 16;
+    sp.max_job_processors = 8;
+    sp.load = 0.9;
+    sp.max_runtime = 4 * 3600;
+    Trace t = synthetic_trace(sp);
+    JobModel jm;
+    jm.mem_max = 256ull << 30;
+    std::vector<SimJob> jobs = model_jobs(t, jm, m);
+    for (const std::string &policy : policy_names())
+        for (bool backfill : {false, true}) {
+            SimOptions opt;
+            opt.backfill = backfill;
+            size_t arrivals = 0, ends = 0;
+            opt.on_event = [&](const SimEvent &e) { (e.kind == EventKind::Arrival ? arrivals : ends)++; };
+            SimResult r = run(m, policy, jobs, opt);
+            for (const std::string &v : r.violations) std::fprintf(stderr, "%s: %s\n", policy.c_str(), v.c_str());
+            assert_true(r.violations.empty());
+            assert_int_equal(arrivals, jobs.size());
+            size_t ran = 0;
+            for (size_t i = 0; i < jobs.size(); ++i) {
+                const JobOutcome &o = r.jobs[i];
+                if (o.rejected) continue;
+                ++ran;
+                assert_int_equal(o.starts, 1);
+                assert_int_equal(o.ends, 1);
+                assert_true(o.start >= o.submit);
+                assert_int_equal(o.end - o.start, o.runtime);
+                assert_true(o.runtime >= o.base_runtime);
+            }
+            assert_int_equal(ends, ran);
+            assert_true(ran > jobs.size() / 2);
+            Summary s = summarize(r);
+            assert_true(s.gpu_util > 0 && s.gpu_util <= 1.0);
+            assert_true(s.hot_util >= 0 && s.hot_util <= 1.0);
+        }
+}
+
+// The hand-checked scenario: one job, 2 nodes, 64G hot per node within 200ns, 1000 s.
+void first_fit_goes_far_and_morpheus_stays_near(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> jobs{job(1, 0, 1000, 2, 64 * kGiB, 200)};
+    SimOptions opt;  // alpha 0.2 over 100ns local
+    // morpheus: pod a (tie with b, broken by index), hot memory on "near" at 100ns: no stretch.
+    SimResult mo = run(m, "morpheus", jobs, opt);
+    assert_int_equal(mo.jobs[0].pods, 1);
+    assert_true(mo.jobs[0].hot_latency_ns == 100.0);
+    assert_true(mo.jobs[0].within_bound);
+    assert_int_equal(mo.jobs[0].end, 1000);
+    // first-fit: nodes n1, n2 (pod a), hot memory on blade 0 = "far" at 300ns: 1000 x (1 + 0.2 x 2).
+    SimResult ff = run(m, "first-fit", jobs, opt);
+    assert_true(ff.jobs[0].hot_latency_ns == 300.0);
+    assert_false(ff.jobs[0].within_bound);
+    assert_int_equal(ff.jobs[0].end, 1400);
+    // tree-best-fit: also pod a (both pods fit equally), memory also from blade 0.
+    SimResult tb = run(m, "tree-best-fit", jobs, opt);
+    assert_true(tb.jobs[0].hot_latency_ns == 300.0);
+    assert_int_equal(tb.jobs[0].end, 1400);
+    assert_true(summarize(mo).within_bound == 1.0);
+    assert_true(summarize(ff).within_bound == 0.0);
+}
+
+// A 1-node job holds n1; a 2-node job follows. first-fit takes n2 and n3 across both pods;
+// tree-best-fit keeps it in pod b (the only pod with 2 free); morpheus too.
+void tree_best_fit_keeps_a_job_in_one_pod(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> jobs{job(1, 0, 10000, 1), job(2, 1, 100, 2)};
+    assert_int_equal(run(m, "first-fit", jobs).jobs[1].pods, 2);
+    assert_int_equal(run(m, "tree-best-fit", jobs).jobs[1].pods, 1);
+    assert_int_equal(run(m, "morpheus", jobs).jobs[1].pods, 1);
+}
+
+void a_job_that_can_never_fit_is_left_out(void **) {
+    ClusterModel m = tiny();
+    // 300G hot per node within 200ns: no pod has that much near memory; the baselines ignore
+    // the bound but 2 x 300G is still more than both blades' DRAM (512G).
+    std::vector<SimJob> jobs{job(1, 0, 100, 2, 300 * kGiB, 200), job(2, 0, 100, 1)};
+    for (const std::string &policy : policy_names()) {
+        SimResult r = run(m, policy, jobs);
+        assert_true(r.jobs[0].rejected);
+        assert_int_equal(r.jobs[1].start, 0);
+    }
+}
+
+// 300G hot on one node within 200ns: no blade near either pod has 300G (morpheus never places
+// it); the baselines stripe it over both blades regardless of latency. It is left out for all.
+void every_policy_replays_the_same_jobs(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> jobs{job(1, 0, 100, 1, 300 * kGiB, 200), job(2, 0, 100, 1, 64 * kGiB)};
+    std::vector<std::unique_ptr<PlacementPolicy>> owned;
+    std::vector<PlacementPolicy *> policies;
+    for (const std::string &n : policy_names()) {
+        owned.push_back(make_policy(n));
+        policies.push_back(owned.back().get());
+    }
+    std::vector<size_t> left_out;
+    std::vector<SimJob> common = placeable_by_all(m, policies, jobs, &left_out);
+    assert_int_equal(common.size(), 1);
+    assert_int_equal(common[0].id, 2);
+    assert_int_equal(left_out[0], 1);  // morpheus
+    assert_int_equal(left_out[1], 0);  // first-fit
+    assert_int_equal(left_out[2], 0);  // tree-best-fit
+}
+
+void swf_records_are_read_and_bad_ones_named(void **) {
+    Trace t = parse_swf(
+        "; Version: 2.2\n"
+        "; MaxNodes: 128\n"
+        "  2   50  -1  300  8  -1  -1  16  600  -1 1 1 1 -1 -1 -1 -1 -1\n"
+        "  1   10  -1  100  4  -1 2048 -1   -1  -1 1 1 1 -1 -1 -1 -1 -1\n"
+        "  3   60  -1   -1  4  -1  -1   4   -1  -1 5 1 1 -1 -1 -1 -1 -1\n",
+        "t.swf");
+    assert_int_equal(t.jobs.size(), 2);
+    assert_int_equal(t.skipped, 1);        // job 3 never ran
+    assert_int_equal(t.jobs[0].id, 1);     // sorted by submit
+    assert_int_equal(t.jobs[0].processors, 4);   // allocated, as requested is unknown
+    assert_int_equal(t.jobs[0].memory_kb, 2048); // used memory, as requested is unknown
+    assert_int_equal(t.jobs[1].processors, 16);
+    assert_int_equal(t.jobs[1].requested_time, 600);
+    expect_input_error([] { parse_swf("1 2 3\n", "bad.swf"); }, {"bad.swf", "line 1", "3 columns"});
+    expect_input_error([] { parse_swf("1 2 3 x 5 6 7 8 9 10 11 12 13 14 15 16 17 18\n", "bad.swf"); },
+                       {"line 1", "column 4"});
+}
+
+void the_job_model_maps_processors_and_memory(void **) {
+    ClusterModel m = tiny();
+    Trace t = parse_swf("1 0 -1 100 2 -1 -1 2 -1 4194304 1 1 1 -1 -1 -1 -1 -1\n"  // 4G per processor
+                        "2 5 -1 100 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+                        "t.swf");
+    JobModel jm;
+    jm.hot_fraction = 0.5;
+    jm.tight_share = 0;
+    std::vector<SimJob> jobs = model_jobs(t, jm, m);
+    assert_int_equal(jobs.size(), 2);
+    assert_int_equal(jobs[0].request.gpus, 16);  // a processor is a node (8 GPUs) by default
+    assert_int_equal(jobs[0].request.hot_per_node, 2 * kGiB);  // 2 x 4G over 2 nodes, half hot
+    assert_int_equal(jobs[0].request.cold_per_node, 2 * kGiB);
+    assert_true(jobs[1].request.hot_per_node >= 16 * kGiB && jobs[1].request.hot_per_node <= 256 * kGiB);
+    // Draws depend on the job id only: the same job gets the same memory in a filtered trace.
+    Trace only2;
+    only2.jobs.push_back(t.jobs[1]);
+    assert_int_equal(model_jobs(only2, jm, m)[0].request.hot_per_node, jobs[1].request.hot_per_node);
+    jm.gpus_per_proc = 1;
+    assert_int_equal(model_jobs(t, jm, m)[0].request.gpus, 2);
+}
+
+void the_slowdown_model_is_as_stated(void **) {
+    SlowdownModel s;
+    s.alpha = 0.5;
+    s.local_ns = 100;
+    assert_int_equal(s.stretch(1000, 0), 1000);    // no hot memory
+    assert_int_equal(s.stretch(1000, 80), 1000);   // nearer than local: no speed-up
+    assert_int_equal(s.stretch(1000, 300), 2000);  // 1 + 0.5 x 2
+}
+
+void unknown_policies_are_named(void **) {
+    expect_input_error([] { make_policy("best"); }, {"best", "morpheus", "first-fit", "tree-best-fit"});
+    for (const std::string &n : policy_names()) assert_string_equal(make_policy(n)->name(), n.c_str());
+}
+
+}  // namespace
+
+int main() {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ends_come_before_arrivals_at_the_same_time),
+        cmocka_unit_test(every_job_starts_once_and_nothing_goes_over_capacity),
+        cmocka_unit_test(first_fit_goes_far_and_morpheus_stays_near),
+        cmocka_unit_test(tree_best_fit_keeps_a_job_in_one_pod),
+        cmocka_unit_test(a_job_that_can_never_fit_is_left_out),
+        cmocka_unit_test(every_policy_replays_the_same_jobs),
+        cmocka_unit_test(swf_records_are_read_and_bad_ones_named),
+        cmocka_unit_test(the_job_model_maps_processors_and_memory),
+        cmocka_unit_test(the_slowdown_model_is_as_stated),
+        cmocka_unit_test(unknown_policies_are_named),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
