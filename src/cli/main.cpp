@@ -46,6 +46,8 @@ void usage(FILE *out) {
                  "  jobs [options]                         placements: pod, hot and cold blades, state\n"
                  "  explain JOBID --server HOST:PORT       why a job is where it is, or why it is pending\n"
                  "  metrics [options]                      Prometheus text exposition\n"
+                 "  node [--topology FILE.xml] [--json|--nccl-file]\n"
+                 "                                         GPUs, NICs, memory tiers, NCCL file of this node\n"
                  "  version                                print the version\n"
                  "\n"
                  "Run 'morpheus COMMAND --help' for a command's options; see morpheus(1).\n");
@@ -76,6 +78,7 @@ int main(int argc, char **argv) {
         if (!std::strcmp(cmd, "jobs")) return cmd_jobs(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "explain")) return cmd_explain(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "metrics")) return cmd_metrics(argc - 1, argv + 1);
+        if (!std::strcmp(cmd, "node")) return cmd_node(argc - 1, argv + 1);
     } catch (const morpheus::InputError &e) {
         std::fprintf(stderr, "morpheus: error: %s\n", e.what());
         return kInputError;

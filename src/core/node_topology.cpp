@@ -5,9 +5,12 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -136,17 +139,20 @@ std::set<unsigned> parse_list(const std::string &text) {
     return out;
 }
 
+// hwloc declares the PCI attributes inside its attribute union, which C++ sees as nested.
+using PciAttr = hwloc_obj_attr_u::hwloc_pcidev_attr_s;
+
 bool is_far_subtype(const std::string &s) {
     return s == "CXL-DRAM" || s == "CXL-NVM" || s == "NVM" || s == "SPM";
 }
 bool is_fast_subtype(const std::string &s) { return s == "MCDRAM" || s == "HBM" || s == "GPUMemory"; }
 
-bool is_nvidia_gpu(const hwloc_pcidev_attr_s &p) {
+bool is_nvidia_gpu(const PciAttr &p) {
     return p.vendor_id == 0x10de && (p.class_id == 0x0302 || p.class_id == 0x0300);
 }
-bool is_nic(const hwloc_pcidev_attr_s &p) { return p.class_id == 0x0200 || p.class_id == 0x0207; }
+bool is_nic(const PciAttr &p) { return p.class_id == 0x0200 || p.class_id == 0x0207; }
 
-std::string busid_of(const hwloc_pcidev_attr_s &p) {
+std::string busid_of(const PciAttr &p) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%01x", p.domain, p.bus, p.dev, p.func);
     return buf;
@@ -157,7 +163,7 @@ bool is_pci_side(hwloc_obj_t o) {
     if (o->type == HWLOC_OBJ_PCI_DEVICE) return true;
     return o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI;
 }
-const hwloc_pcidev_attr_s &pci_attr(hwloc_obj_t o) {
+const PciAttr &pci_attr(hwloc_obj_t o) {
     return o->type == HWLOC_OBJ_PCI_DEVICE ? o->attr->pcidev : o->attr->bridge.upstream.pci;
 }
 
@@ -227,13 +233,16 @@ private:
     //  - sharing its parent with a lower-numbered node: far, since Linux numbers the nodes
     //    with CPUs first (firmware lists CXL/SPM ranges after the sockets' DRAM).
     void infer_tier(hwloc_obj_t o, const std::vector<hwloc_obj_t> &all, NumaNode &n) {
+        std::string below;
         for (hwloc_obj_t other : all) {
             if (other == o || is_far_subtype(other->subtype ? other->subtype : "")) continue;
-            if (hwloc_bitmap_isincluded(other->cpuset, o->cpuset) && !hwloc_bitmap_isequal(other->cpuset, o->cpuset)) {
-                n.tier = MemoryTier::Far;
-                n.tier_reason = "CPU-less: spans the CPUs of node " + std::to_string(other->os_index);
-                return;
-            }
+            if (hwloc_bitmap_isincluded(other->cpuset, o->cpuset) && !hwloc_bitmap_isequal(other->cpuset, o->cpuset))
+                below += (below.empty() ? "" : ",") + std::to_string(other->os_index);
+        }
+        if (!below.empty()) {
+            n.tier = MemoryTier::Far;
+            n.tier_reason = "CPU-less: spans the CPUs of nodes " + below;
+            return;
         }
         for (hwloc_obj_t other : all) {
             if (other == o || other->parent != o->parent || other->os_index > o->os_index) continue;
@@ -271,7 +280,7 @@ private:
     }
 
     void add(hwloc_obj_t o, NodeTopology &t, std::map<hwloc_obj_t, int> &index) {
-        const hwloc_pcidev_attr_s &a = pci_attr(o);
+        const PciAttr &a = pci_attr(o);
         PciDevice d;
         d.busid = busid_of(a);
         d.class_id = a.class_id;
@@ -330,13 +339,13 @@ private:
     bool live_;
 };
 
-TopologyPtr open_topology(const std::string &name, const std::function<int(hwloc_topology_t)> &source) {
+TopologyPtr open_topology(const std::string &name, bool io, const std::function<int(hwloc_topology_t)> &source) {
     hwloc_topology_t raw = nullptr;
     if (hwloc_topology_init(&raw) < 0) throw std::runtime_error("hwloc_topology_init failed");
     TopologyPtr topo(raw);
     // GPUs, NICs and the bridges above them; disallowed (cgroup-hidden) CPUs and nodes too,
     // because the description is of the node, not of the calling process.
-    hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    hwloc_topology_set_io_types_filter(raw, io ? HWLOC_TYPE_FILTER_KEEP_IMPORTANT : HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
     if (source(raw) < 0)
         throw InputError(name, "", std::string("hwloc cannot use it: ") + std::strerror(errno),
@@ -349,17 +358,21 @@ TopologyPtr open_topology(const std::string &name, const std::function<int(hwloc
 
 }  // namespace
 
-NodeTopology load_node_topology(const std::string &xml_path) {
+NodeTopology load_node_topology(const std::string &xml_path, bool io) {
     if (xml_path.empty()) {
-        TopologyPtr topo = open_topology("live machine", [](hwloc_topology_t) { return 0; });
-        return Reader(topo.get(), true).read("live");
+        // HWLOC_XMLFILE (or HWLOC_SYNTHETIC) makes hwloc read another machine: then sysfs
+        // here says nothing about it.
+        const char *env = std::getenv("HWLOC_XMLFILE");
+        TopologyPtr topo = open_topology(env && *env ? env : "live machine", io, [](hwloc_topology_t) { return 0; });
+        bool here = hwloc_topology_is_thissystem(topo.get());
+        return Reader(topo.get(), here).read(here ? "live" : std::string(env && *env ? env : "?") + " (HWLOC_XMLFILE)");
     }
-    TopologyPtr topo = open_topology(xml_path, [&](hwloc_topology_t t) { return hwloc_topology_set_xml(t, xml_path.c_str()); });
+    TopologyPtr topo = open_topology(xml_path, io, [&](hwloc_topology_t t) { return hwloc_topology_set_xml(t, xml_path.c_str()); });
     return Reader(topo.get(), false).read(xml_path);
 }
 
 NodeTopology load_node_topology_from_buffer(const std::string &xml_text, const std::string &name) {
-    TopologyPtr topo = open_topology(name, [&](hwloc_topology_t t) {
+    TopologyPtr topo = open_topology(name, true, [&](hwloc_topology_t t) {
         return hwloc_topology_set_xmlbuffer(t, xml_text.c_str(), static_cast<int>(xml_text.size() + 1));
     });
     return Reader(topo.get(), false).read(name);

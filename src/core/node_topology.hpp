@@ -80,8 +80,9 @@ struct NodeTopology {
 
 // Reads the topology: from an hwloc XML file when xml_path is non-empty (InputError naming the
 // file if hwloc rejects it), otherwise from this machine (with I/O devices). The live reading
-// also consults sysfs for PCI maximum link speeds and CPU-less NUMA nodes.
-NodeTopology load_node_topology(const std::string &xml_path);
+// also consults sysfs for PCI maximum link speeds and CPU-less NUMA nodes. io=false skips
+// the PCI tree (CPUs and memory only), which is what a task start can afford.
+NodeTopology load_node_topology(const std::string &xml_path, bool io = true);
 
 // Same from XML text in memory (tests; `name` is used in errors).
 NodeTopology load_node_topology_from_buffer(const std::string &xml_text, const std::string &name);
