@@ -1,0 +1,76 @@
+/*
+ * job_submit_morpheus.c - JobSubmitPlugins=morpheus: rejects at sbatch/salloc/srun time a
+ * Morpheus request that is malformed or can never be placed, with the core's reason as the
+ * message the user sees ("sbatch: error: Morpheus: ...").
+ *
+ * Why a job_submit plugin: select plugins cannot return a message to the submitting user
+ * (select_nodes() only maps their failure to "Requested node configuration is not
+ * available"); job_submit's err_msg reaches the client. The check itself lives in
+ * select/morpheus (select_morpheus_submit_check), so slurmctld keeps a single engine; this
+ * plugin finds it with dlopen(RTLD_NOLOAD) and is a no-op when select/morpheus is not loaded.
+ */
+#include <dlfcn.h>
+#include <stddef.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+struct job_record;
+
+/* Built with -fvisibility=hidden: the plugin's interface (job_submit_morpheus.map). */
+#pragma GCC visibility push(default)
+
+const char plugin_name[] = "Morpheus submission check";
+const char plugin_type[] = "job_submit/morpheus";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+typedef int (*submit_check_fn)(char **spank_env, uint32_t spank_env_size, uint32_t min_nodes,
+			       uint32_t uid, char **err_msg);
+
+#pragma GCC visibility pop
+
+static submit_check_fn _find_check(void)
+{
+	static submit_check_fn check;
+	void *handle;
+
+	if (check)
+		return check;
+	/* select/morpheus is loaded by slurmctld's select_g_init() before any job arrives. */
+	if (!(handle = dlopen("select_morpheus.so", RTLD_LAZY | RTLD_NOLOAD)))
+		return NULL;
+	check = (submit_check_fn) dlsym(handle, "select_morpheus_submit_check");
+	dlclose(handle); /* NOLOAD took a reference; the loader keeps its own */
+	return check;
+}
+
+#pragma GCC visibility push(default)
+
+extern int init(void)
+{
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	return SLURM_SUCCESS;
+}
+
+extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
+{
+	submit_check_fn check = _find_check();
+
+	if (!check)
+		return SLURM_SUCCESS;
+	return check(job_desc->spank_job_env, job_desc->spank_job_env_size, job_desc->min_nodes,
+		     submit_uid, err_msg);
+}
+
+/* Morpheus options cannot be changed after submission (spank_job_env is not updatable). */
+extern int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr,
+		      uint32_t submit_uid, char **err_msg)
+{
+	return SLURM_SUCCESS;
+}
+
+#pragma GCC visibility pop

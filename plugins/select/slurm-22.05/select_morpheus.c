@@ -1,0 +1,348 @@
+/*
+ * select_morpheus.c - SelectType=select/morpheus for Slurm 22.05: cons_tres with pod- and
+ * memory-aware node choice.
+ *
+ * A thin shim. Every select_p_* call is forwarded to the installed select/cons_tres, which
+ * keeps doing all CPU/memory/GRES accounting. Jobs that ask for Morpheus memory (the SPANK
+ * options --mem-hot/--mem-hot-latency/--mem-cold, carried in the job's spank_job_env) get
+ * three additions, all decided by the Slurm-free core (include/morpheus/morpheus.h):
+ *   job_test  - the core ranks node sets (pods); cons_tres is offered one set at a time by
+ *               narrowing the node bitmap, best set first (placement_glue.c);
+ *   job_begin - the hot/cold memory is reserved on the nodes cons_tres chose, and the decision
+ *               is written into SystemComment and the job's environment;
+ *   job_fini  - the reservation is released (end, cancel, requeue, preemption).
+ * Jobs without Morpheus flags are passed through untouched.
+ *
+ * Config: morpheus.conf beside slurm.conf (see morpheus.conf(5)); the ledger defaults to
+ * StateSaveLocation/morpheus_ledger.json.
+ *
+ * Every select_*.so in PluginDir is loaded by slurmctld, slurmd and every client command, so
+ * init() only opens the engine in slurmctld when this is the configured SelectType, and
+ * slurmctld-only data is referenced weakly (a client must be able to load this file).
+ *
+ * References: src/common/select.c (loader, node_select_syms[]), src/plugins/select/other
+ * (the 22.05 precedent for wrapping cons_tres), src/slurmctld/node_scheduler.c (how job_test
+ * results, job_begin and state_reason are used).
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/read_config.h"
+#include "src/common/run_in_daemon.h"
+#include "src/common/select.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "placement_glue.h"
+
+/* Built with -fvisibility=hidden: what follows is the plugin's interface (select_morpheus.map). */
+#pragma GCC visibility push(default)
+
+#define SELECT_PLUGIN_MORPHEUS 186 /* unique among select plugins; 101-110 are Slurm's */
+
+const char plugin_name[] = "Morpheus memory- and topology-aware selection (over cons_tres)";
+const char plugin_type[] = "select/morpheus";
+const uint32_t plugin_id = SELECT_PLUGIN_MORPHEUS;
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* cons_tres, filled in the order of the loader's own node_select_syms[] (libslurmfull), so the
+ * table matches the running Slurm by construction. */
+static slurm_select_ops_t cons;
+static void *cons_handle;
+
+static int _load_cons_tres(void)
+{
+	const size_t n_syms = sizeof(cons) / sizeof(void *);
+	void **slot = (void **) &cons;
+	int (*cons_init)(void);
+	char *dirs = NULL, *dir, *save = NULL;
+
+	/* Already loaded by the plugin loader (slurmctld loads every select_*.so): share it. */
+	cons_handle = dlopen("select_cons_tres.so", RTLD_LAZY | RTLD_NOLOAD);
+	if (!cons_handle) {
+		/* Not yet: open it from PluginDir, lazily (it refers to slurmctld-only symbols that
+		 * a client command does not have). */
+		dirs = xstrdup(slurm_conf.plugindir);
+		for (dir = strtok_r(dirs, ":", &save); dir && !cons_handle;
+		     dir = strtok_r(NULL, ":", &save)) {
+			char *path = xstrdup_printf("%s/select_cons_tres.so", dir);
+			cons_handle = dlopen(path, RTLD_LAZY);
+			xfree(path);
+		}
+		xfree(dirs);
+	}
+	if (!cons_handle) {
+		error("select/morpheus: cannot open select_cons_tres.so from PluginDir=%s: %s",
+		      slurm_conf.plugindir, dlerror());
+		return SLURM_ERROR;
+	}
+
+	for (size_t i = 0; i < n_syms; i++) {
+		if (!node_select_syms[i] || !(slot[i] = dlsym(cons_handle, node_select_syms[i]))) {
+			error("select/morpheus: select_cons_tres.so lacks %s",
+			      node_select_syms[i] ? node_select_syms[i] : "(symbol table too short)");
+			return SLURM_ERROR;
+		}
+	}
+	/* cons_tres's init() only sets flags from slurm_conf: safe to run twice. */
+	if ((cons_init = (int (*)(void)) dlsym(cons_handle, "init")) && cons_init() != SLURM_SUCCESS)
+		return SLURM_ERROR;
+	return SLURM_SUCCESS;
+}
+
+extern int init(void)
+{
+	if (_load_cons_tres() != SLURM_SUCCESS)
+		return SLURM_ERROR;
+	/* Loaded but not configured (clients, slurmd, or another SelectType): forwarder only. */
+	if (running_in_slurmctld() && !xstrcmp(slurm_conf.select_type, plugin_type))
+		placement_open();
+	verbose("select/morpheus: loaded%s", placement_active() ? ", engine open" : "");
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	placement_close();
+	/* cons_tres's fini() is the loader's to call (it owns that plugin context); we only drop
+	 * our reference. */
+	if (cons_handle)
+		dlclose(cons_handle);
+	cons_handle = NULL;
+	return SLURM_SUCCESS;
+}
+
+/*
+ * For job_submit/morpheus: rejects at submission, with a message the user sees, a request
+ * that is malformed or can never be placed. Exported (see select_morpheus.map) and found with
+ * dlopen(RTLD_NOLOAD) so that slurmctld keeps one engine.
+ */
+extern int select_morpheus_submit_check(char **spank_env, uint32_t spank_env_size,
+					uint32_t min_nodes, uint32_t uid, char **err_msg)
+{
+	return placement_submit_check(spank_env, spank_env_size, min_nodes, uid, err_msg);
+}
+
+extern int select_p_state_save(char *dir_name)
+{
+	return (*(cons.state_save))(dir_name);
+}
+
+extern int select_p_state_restore(char *dir_name)
+{
+	return (*(cons.state_restore))(dir_name);
+}
+
+/* Called by read_slurm_conf() once jobs are recovered: at startup (the ledger is reconciled
+ * with the jobs that survived) and on every scontrol reconfigure (the Morpheus files are
+ * re-read too). */
+extern int select_p_job_init(List job_list_arg)
+{
+	int rc = (*(cons.job_init))(job_list_arg);
+
+	placement_jobs_recovered(job_list_arg);
+	return rc;
+}
+
+extern int select_p_node_init(void)
+{
+	return (*(cons.node_init))();
+}
+
+extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+			     uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
+			     List preemptee_candidates, List *preemptee_job_list,
+			     bitstr_t *exc_core_bitmap)
+{
+	return placement_job_test(cons.job_test, job_ptr, bitmap, min_nodes, max_nodes,
+				  req_nodes, mode, preemptee_candidates, preemptee_job_list,
+				  exc_core_bitmap);
+}
+
+extern int select_p_job_begin(job_record_t *job_ptr)
+{
+	return placement_job_begin(cons.job_begin, cons.job_fini, job_ptr);
+}
+
+extern int select_p_job_ready(job_record_t *job_ptr)
+{
+	return (*(cons.job_ready))(job_ptr);
+}
+
+extern int select_p_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_ptr)
+{
+	return (*(cons.job_expand))(from_job_ptr, to_job_ptr);
+}
+
+extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
+{
+	return (*(cons.job_resized))(job_ptr, node_ptr);
+}
+
+extern int select_p_job_signal(job_record_t *job_ptr, int signal)
+{
+	return (*(cons.job_signal))(job_ptr, signal);
+}
+
+/* deallocate_nodes() and _end_null_job() call this for every end: complete, cancel, requeue,
+ * preemption, node failure. */
+extern int select_p_job_fini(job_record_t *job_ptr)
+{
+	int rc = (*(cons.job_fini))(job_ptr);
+
+	placement_job_fini(job_ptr);
+	return rc;
+}
+
+/* A suspended job keeps its memory: the reservation stays. */
+extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
+{
+	return (*(cons.job_suspend))(job_ptr, indf_susp);
+}
+
+extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
+{
+	return (*(cons.job_resume))(job_ptr, indf_susp);
+}
+
+extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr, select_jobinfo_t *jobinfo,
+					  uint32_t node_count, bitstr_t **avail_nodes)
+{
+	return (*(cons.step_pick_nodes))(job_ptr, jobinfo, node_count, avail_nodes);
+}
+
+extern int select_p_step_start(step_record_t *step_ptr)
+{
+	return (*(cons.step_start))(step_ptr);
+}
+
+extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
+{
+	return (*(cons.step_finish))(step_ptr, killing_step);
+}
+
+extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo, buf_t *buffer,
+					 uint16_t protocol_version)
+{
+	return (*(cons.nodeinfo_pack))(nodeinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo, buf_t *buffer,
+					   uint16_t protocol_version)
+{
+	return (*(cons.nodeinfo_unpack))(nodeinfo, buffer, protocol_version);
+}
+
+extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
+{
+	return (*(cons.nodeinfo_alloc))();
+}
+
+extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
+{
+	return (*(cons.nodeinfo_free))(nodeinfo);
+}
+
+extern int select_p_select_nodeinfo_set_all(void)
+{
+	return (*(cons.nodeinfo_set_all))();
+}
+
+extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
+{
+	return (*(cons.nodeinfo_set))(job_ptr);
+}
+
+extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
+					enum select_nodedata_type dinfo,
+					enum node_states state, void *data)
+{
+	return (*(cons.nodeinfo_get))(nodeinfo, dinfo, state, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
+{
+	return (*(cons.jobinfo_alloc))();
+}
+
+extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
+{
+	return (*(cons.jobinfo_free))(jobinfo);
+}
+
+extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type, void *data)
+{
+	return (*(cons.jobinfo_set))(jobinfo, data_type, data);
+}
+
+extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type, void *data)
+{
+	return (*(cons.jobinfo_get))(jobinfo, data_type, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_copy(select_jobinfo_t *jobinfo)
+{
+	return (*(cons.jobinfo_copy))(jobinfo);
+}
+
+extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo, buf_t *buffer,
+					uint16_t protocol_version)
+{
+	return (*(cons.jobinfo_pack))(jobinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo, buf_t *buffer,
+					  uint16_t protocol_version)
+{
+	return (*(cons.jobinfo_unpack))(jobinfo, buffer, protocol_version);
+}
+
+extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo, char *buf, size_t size,
+					    int mode)
+{
+	return (*(cons.jobinfo_sprint))(jobinfo, buf, size, mode);
+}
+
+extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo, int mode)
+{
+	return (*(cons.jobinfo_xstrdup))(jobinfo, mode);
+}
+
+extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
+					 job_record_t *job_ptr, void *data)
+{
+	return (*(cons.get_info_from_plugin))(dinfo, job_ptr, data);
+}
+
+extern int select_p_update_node_config(int index)
+{
+	return (*(cons.update_node_config))(index);
+}
+
+/* Called on node/partition changes and debug-flag updates: node records may have changed, so
+ * the node-name map is rebuilt on next use. (scontrol reconfigure, which re-reads the Morpheus
+ * files, goes through select_p_job_init instead.) */
+extern int select_p_reconfigure(void)
+{
+	int rc = (*(cons.reconfigure))();
+
+	placement_nodes_changed();
+	return rc;
+}
+
+extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt,
+				    bitstr_t *avail_bitmap, bitstr_t **core_bitmap)
+{
+	return (*(cons.resv_test))(resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap);
+}
+
+#pragma GCC visibility pop

@@ -1,0 +1,164 @@
+/*
+ * morpheus_spank.c - the user's side of Morpheus: the sbatch/salloc/srun options that ask
+ * for CXL memory, validated where the user types them and handed to slurmctld.
+ *
+ *   --mem-hot=SIZE          hot (low-latency) memory per node, e.g. 64G
+ *   --mem-hot-latency=TIME  bound on the hot memory's latency, e.g. 250ns
+ *   --mem-cold=SIZE         cold (capacity) memory per node, e.g. 1T
+ *   --nccl-hints=on|off     per-job NCCL topology hints (remote side: morpheus_spank_remote.c)
+ *
+ * Flow: option callbacks (every context) check each value with the core's parser, so a typo
+ * fails sbatch with the core's message naming the flag and the expected form. In allocator
+ * (sbatch, salloc) and local (srun) context, init_post_opt checks the values together and
+ * stores them with spank_job_control_setenv(): they travel in the job's spank_job_env, where
+ * select/morpheus and job_submit/morpheus read them (names in morpheus_job_env.h).
+ * The placement (MORPHEUS_POD, ...) reaches tasks through the job's environment, set by
+ * select/morpheus; nothing to export here for it.
+ *
+ * SPANK specifics (22.05): sbatch/salloc ignore the static spank_options[] table, so every
+ * option is registered with spank_option_register() in slurm_spank_init, in all contexts;
+ * callbacks may run twice (early and main pass), so they replace, never append.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/spank.h>
+
+#include "morpheus/morpheus.h"
+#include "morpheus_job_env.h"
+#include "morpheus_spank_remote.h"
+
+/* Built with -fvisibility=hidden: the SPANK symbols are the interface (spank_morpheus.map). */
+#pragma GCC visibility push(default)
+SPANK_PLUGIN(morpheus, 1);
+#pragma GCC visibility pop
+#define SPANK_EXPORT __attribute__((visibility("default")))
+
+enum morpheus_opt { OPT_MEM_HOT, OPT_MEM_HOT_LATENCY, OPT_MEM_COLD, OPT_NCCL_HINTS, OPT_COUNT };
+
+/* Option values as typed; NULL = not given. */
+static char *values[OPT_COUNT];
+
+static int _opt_cb(int val, const char *optarg, int remote);
+
+static struct spank_option options[] = {
+	{ "mem-hot", "SIZE",
+	  "[morpheus] Hot CXL memory per node (e.g. 64G), placed within --mem-hot-latency.",
+	  1, OPT_MEM_HOT, _opt_cb },
+	{ "mem-hot-latency", "TIME",
+	  "[morpheus] Latency bound for --mem-hot (e.g. 250ns); default: the site's.",
+	  1, OPT_MEM_HOT_LATENCY, _opt_cb },
+	{ "mem-cold", "SIZE",
+	  "[morpheus] Cold CXL memory per node (e.g. 1T), any latency.",
+	  1, OPT_MEM_COLD, _opt_cb },
+	{ "nccl-hints", "on|off",
+	  "[morpheus] NCCL topology hints for the job's tasks (default: the site's NcclHints).",
+	  1, OPT_NCCL_HINTS, _opt_cb },
+	SPANK_OPTIONS_TABLE_END
+};
+
+static const char *env_names[OPT_COUNT] = {
+	[OPT_MEM_HOT] = MORPHEUS_ENV_MEM_HOT,
+	[OPT_MEM_HOT_LATENCY] = MORPHEUS_ENV_MEM_HOT_LATENCY,
+	[OPT_MEM_COLD] = MORPHEUS_ENV_MEM_COLD,
+	[OPT_NCCL_HINTS] = MORPHEUS_ENV_NCCL_HINTS,
+};
+
+/* The core's parser is the one authority on sizes and times. */
+static int _check_memory_flags(const char *hot, const char *latency, const char *cold)
+{
+	morpheus_request_t req;
+	morpheus_error_t err;
+
+	memset(&req, 0, sizeof(req));
+	if (morpheus_request_set_flags(&req, hot, latency, cold, &err) < 0) {
+		slurm_error("%s", err.message);
+		return -1;
+	}
+	return 0;
+}
+
+static int _opt_cb(int val, const char *optarg, int remote)
+{
+	if ((val < 0) || (val >= OPT_COUNT) || !optarg)
+		return -1;
+	if (val == OPT_NCCL_HINTS) {
+		if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+			slurm_error("--nccl-hints=%s: expected on or off", optarg);
+			return -1;
+		}
+	} else if (_check_memory_flags(val == OPT_MEM_HOT ? optarg : NULL,
+				       val == OPT_MEM_HOT_LATENCY ? optarg : NULL,
+				       val == OPT_MEM_COLD ? optarg : NULL) < 0) {
+		return -1;
+	}
+	free(values[val]);
+	values[val] = strdup(optarg);
+	return 0;
+}
+
+SPANK_EXPORT int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	for (struct spank_option *o = options; o->name; o++) {
+		if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
+			slurm_error("morpheus: cannot register --%s", o->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Allocator and local context: the values, checked together, go to slurmctld. */
+static int _send_to_controller(spank_t sp)
+{
+	spank_err_t rc;
+
+	if (!values[OPT_MEM_HOT] && !values[OPT_MEM_HOT_LATENCY] && !values[OPT_MEM_COLD] &&
+	    !values[OPT_NCCL_HINTS])
+		return 0;
+	if (_check_memory_flags(values[OPT_MEM_HOT], values[OPT_MEM_HOT_LATENCY],
+				values[OPT_MEM_COLD]) < 0)
+		return -1;
+	for (int i = 0; i < OPT_COUNT; i++) {
+		if (!values[i])
+			continue;
+		if ((rc = spank_job_control_setenv(sp, env_names[i], values[i], 1)) !=
+		    ESPANK_SUCCESS) {
+			slurm_error("morpheus: cannot pass --%s to slurmctld: %s", options[i].name,
+				    spank_strerror(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+SPANK_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	switch (spank_context()) {
+	case S_CTX_ALLOCATOR:
+	case S_CTX_LOCAL:
+		/* srun inside an allocation also lands here: harmless, the job exists already
+		 * and slurmctld reads the values from the allocation's own job record. */
+		return _send_to_controller(sp);
+	default:
+		return 0;
+	}
+}
+
+/* slurmstepd, once per step, as the user, before tasks fork. */
+SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return morpheus_spank_remote_user_init(sp, values[OPT_NCCL_HINTS] &&
+						       !strcmp(values[OPT_NCCL_HINTS], "on"));
+}
+
+SPANK_EXPORT int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	for (int i = 0; i < OPT_COUNT; i++) {
+		free(values[i]);
+		values[i] = NULL;
+	}
+	return 0;
+}

@@ -1,0 +1,119 @@
+# lib.sh - helpers for tests/slurm/test_*.sh: assertions that fail loudly, job polling,
+# and ledger reads. Sourced by each test, which runs against the cluster in $SLURM_CONF
+# (started by harness.sh; E2E_RUN, E2E_LEDGER, E2E_MORPHEUS_CONF, E2E_BUILD set).
+set -euo pipefail
+
+TEST_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
+TEST_TMP=$(mktemp -d "${E2E_RUN:?not inside the harness (run via harness.sh run-test)}/tmp.$TEST_NAME.XXXX")
+chmod 755 "$TEST_TMP"  # job output lands here
+
+fail() {
+	printf '%s: FAIL: %s\n' "$TEST_NAME" "$*" >&2
+	exit 1
+}
+note() { printf '%s: %s\n' "$TEST_NAME" "$*" >&2; }
+
+assert_eq() { # WHAT EXPECTED ACTUAL
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+}
+assert_match() { # WHAT REGEX TEXT
+	[[ $3 =~ $2 ]] || fail "$1: '$3' does not match /$2/"
+}
+assert_no_match() { # WHAT REGEX TEXT
+	[[ ! $3 =~ $2 ]] || fail "$1: '$3' matches /$2/"
+}
+
+_cleanup_test() {
+	local j
+	# Jobs this test submitted (submit runs in $(...), so they are kept in a file).
+	for j in $(cat "$TEST_TMP/jobs" 2>/dev/null); do scancel "$j" 2>/dev/null || true; done
+	wait_no_jobs 30 || note "warning: jobs still present at exit: $(squeue -h -o '%i %T')"
+}
+trap _cleanup_test EXIT
+
+# submit ARGS... : sbatch, remembering the job; prints the id. Fails the test on rejection.
+submit() {
+	local out
+	out=$(sbatch --parsable "$@" 2>&1) || fail "sbatch $* was rejected: $out"
+	out=${out##*$'\n'}
+	echo "${out%%;*}" >>"$TEST_TMP/jobs"
+	echo "${out%%;*}"
+}
+
+job_state() { squeue -h -j "$1" -o '%T' 2>/dev/null || true; }
+
+# job_field JOB Field : one field of `scontrol show job -o` (values may contain spaces only
+# for the last fields; the ones we read do not).
+job_field() {
+	scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
+}
+
+# wait_state JOB REGEX [TIMEOUT]: until the job's state matches (COMPLETED counts when the
+# job left squeue: MinJobAge keeps it in scontrol).
+wait_state() {
+	local job=$1 want=$2 timeout=${3:-30} t0 st
+	t0=$(date +%s)
+	while :; do
+		st=$(job_field "$job" JobState)
+		[[ $st =~ ^($want)$ ]] && return 0
+		[ $(($(date +%s) - t0)) -ge "$timeout" ] &&
+			fail "job $job: state '$st' after ${timeout}s, expected $want (reason: $(job_field "$job" Reason))"
+		sleep 0.2
+	done
+}
+
+# Jobs that hold nodes: none left running, completing or suspended.
+wait_no_jobs() {
+	local timeout=${1:-30} t0
+	t0=$(date +%s)
+	while [ -n "$(squeue -h -t R,CG,S,CF -o %i 2>/dev/null)" ]; do
+		[ $(($(date +%s) - t0)) -ge "$timeout" ] && return 1
+		sleep 0.2
+	done
+	return 0
+}
+
+# Node names of a job, one a line.
+job_nodes() { scontrol show hostnames "$(job_field "$1" NodeList)"; }
+in_pod1() { [[ $1 =~ ^gpu10[1-4]$ ]]; }
+
+# Ledger (written by slurmctld) as the tests see it, independent of the CLI.
+ledger_jobs() {
+	python3 - "$E2E_LEDGER" <<-'EOF'
+	import json, sys, os
+	p = sys.argv[1]
+	if os.path.exists(p):
+	    for j in json.load(open(p)).get("jobs", []):
+	        print(j["job_id"])
+	EOF
+}
+ledger_has() { ledger_jobs | grep -qx "$1"; }
+
+# Fails if any blade tier holds more than its inventory capacity (sizes K/M/G/T = 1024^n).
+assert_no_overcommit() {
+	python3 - "$E2E_LEDGER" "$(dirname "$E2E_MORPHEUS_CONF")/inventory.json" <<-'EOF' ||
+	import json, sys, os, collections
+	units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
+	def size(s):
+	    s = str(s).strip().upper().rstrip("B")
+	    n = s.rstrip("KMGTP")
+	    return int(float(n) * units[s[len(n):]])
+	cap = {}
+	for b in json.load(open(sys.argv[2]))["blades"]:
+	    for tier in ("dram", "pmem"):
+	        if tier in b:
+	            cap[(b["name"], tier)] = size(b[tier])
+	used = collections.Counter()
+	if os.path.exists(sys.argv[1]):
+	    for j in json.load(open(sys.argv[1])).get("jobs", []):
+	        for s in j.get("segments", []):
+	            used[(s["blade"], s["tier"])] += s["bytes"]
+	bad = [f"{k[0]}/{k[1]}: {v} > {cap.get(k, 0)}" for k, v in used.items() if v > cap.get(k, 0)]
+	if bad:
+	    print("over-committed: " + "; ".join(bad), file=sys.stderr)
+	    sys.exit(1)
+	EOF
+		fail "ledger over-commits a blade"
+}
+
+morpheus_cli() { "$E2E_BUILD/src/cli/morpheus" "$@"; }
