@@ -5,7 +5,7 @@
  *   --mem-hot=SIZE          hot (low-latency) memory per node, e.g. 64G
  *   --mem-hot-latency=TIME  bound on the hot memory's latency, e.g. 250ns
  *   --mem-cold=SIZE         cold (capacity) memory per node, e.g. 1T
- *   --nccl-hints=on|off     per-job NCCL topology hints (remote side: morpheus_spank_remote.c)
+ *   --nccl-hints=on|off     per-job NCCL topology hints (remote side: node_setup.c)
  *
  * Flow: option callbacks (every context) check each value with the core's parser, so a typo
  * fails sbatch with the core's message naming the flag and the expected form. In allocator
@@ -13,7 +13,11 @@
  * stores them with spank_job_control_setenv(): they travel in the job's spank_job_env, where
  * select/morpheus and job_submit/morpheus read them (names in morpheus_job_env.h).
  * The placement (MORPHEUS_POD, ...) reaches tasks through the job's environment, set by
- * select/morpheus; nothing to export here for it.
+ * select/morpheus. On the node (remote context) node_setup.c adds the NCCL topology file and
+ * settings and the cold-tier memory policy.
+ *
+ * plugstack.conf arguments: nccl_hints=off (the site's default for --nccl-hints, else on),
+ * node_topology=FILE.xml (an hwloc XML to use instead of the live machine, for tests).
  *
  * SPANK specifics (22.05): sbatch/salloc ignore the static spank_options[] table, so every
  * option is registered with spank_option_register() in slurm_spank_init, in all contexts;
@@ -26,7 +30,7 @@
 
 #include "morpheus/morpheus.h"
 #include "morpheus_job_env.h"
-#include "morpheus_spank_remote.h"
+#include "node_setup.h"
 
 /* Built with -fvisibility=hidden: the SPANK symbols are the interface (spank_morpheus.map). */
 #pragma GCC visibility push(default)
@@ -38,6 +42,10 @@ enum morpheus_opt { OPT_MEM_HOT, OPT_MEM_HOT_LATENCY, OPT_MEM_COLD, OPT_NCCL_HIN
 
 /* Option values as typed; NULL = not given. */
 static char *values[OPT_COUNT];
+
+/* From plugstack.conf: the site's --nccl-hints default and an hwloc XML stand-in. */
+static const char *site_nccl_hints;
+static const char *node_topology_xml;
 
 static int _opt_cb(int val, const char *optarg, int remote);
 
@@ -52,7 +60,7 @@ static struct spank_option options[] = {
 	  "[morpheus] Cold CXL memory per node (e.g. 1T), any latency.",
 	  1, OPT_MEM_COLD, _opt_cb },
 	{ "nccl-hints", "on|off",
-	  "[morpheus] NCCL topology hints for the job's tasks (default: the site's NcclHints).",
+	  "[morpheus] NCCL topology hints for the job's tasks (default: on).",
 	  1, OPT_NCCL_HINTS, _opt_cb },
 	SPANK_OPTIONS_TABLE_END
 };
@@ -99,6 +107,16 @@ static int _opt_cb(int val, const char *optarg, int remote)
 
 SPANK_EXPORT int slurm_spank_init(spank_t sp, int ac, char **av)
 {
+	for (int i = 0; i < ac; i++) {
+		if (!strcmp(av[i], "nccl_hints=off") || !strcmp(av[i], "nccl_hints=on"))
+			site_nccl_hints = av[i] + strlen("nccl_hints=");
+		else if (strncmp(av[i], "node_topology=", strlen("node_topology="))) {
+			slurm_error("morpheus: plugstack.conf: unknown argument \"%s\" (known: nccl_hints=on|off, node_topology=FILE.xml)",
+				    av[i]);
+			return -1;
+		}
+	}
+	node_topology_xml = morpheus_spank_node_topology_arg(ac, av);
 	for (struct spank_option *o = options; o->name; o++) {
 		if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
 			slurm_error("morpheus: cannot register --%s", o->name);
@@ -145,17 +163,39 @@ SPANK_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	}
 }
 
+static struct morpheus_spank_node_args _node_args(void)
+{
+	struct morpheus_spank_node_args a = {
+		values[OPT_NCCL_HINTS] ? values[OPT_NCCL_HINTS] : site_nccl_hints,
+		values[OPT_MEM_COLD], node_topology_xml
+	};
+	return a;
+}
+
 /* slurmstepd, once per step, as the user, before tasks fork. */
 SPANK_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
+	struct morpheus_spank_node_args a = _node_args();
+
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
-	return morpheus_spank_remote_user_init(sp, values[OPT_NCCL_HINTS] &&
-						       !strcmp(values[OPT_NCCL_HINTS], "on"));
+	return morpheus_spank_node_setup(sp, &a);
+}
+
+/* slurmstepd, in each task's process before exec: the cold tier's memory policy. */
+SPANK_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	struct morpheus_spank_node_args a = _node_args();
+
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return morpheus_spank_node_task(sp, &a);
 }
 
 SPANK_EXPORT int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
+	if (spank_context() == S_CTX_REMOTE)
+		morpheus_spank_node_cleanup(sp);
 	for (int i = 0; i < OPT_COUNT; i++) {
 		free(values[i]);
 		values[i] = NULL;

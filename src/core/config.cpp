@@ -48,13 +48,6 @@ double parse_weight(const std::string &value, const std::string &name, const std
     return v;
 }
 
-bool parse_bool(const std::string &value, const std::string &name, const std::string &where, const std::string &key) {
-    std::string v = lower(value);
-    if (v == "yes" || v == "true" || v == "1") return true;
-    if (v == "no" || v == "false" || v == "0") return false;
-    throw InputError(name, where, key + "=" + value + " is not yes or no", "write " + key + "=yes or " + key + "=no");
-}
-
 }  // namespace
 
 Config parse_config(const std::string &text, const std::string &name) {
@@ -119,13 +112,11 @@ Config parse_config(const std::string &text, const std::string &name) {
                 if (*end || v < 0 || v > 65535)
                     throw InputError(name, where, key + "=" + value + " is not a TCP port", "give 1 to 65535, or 0 for none");
                 c.status_port = static_cast<uint16_t>(v);
-            } else if (k == "nccltopohints" || k == "ncclhints") {
-                c.nccl_hints = parse_bool(value, name, where, key);
             } else {
                 throw InputError(name, where, "unknown key \"" + key + "\"",
                                  "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, "
                                  "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
-                                 "BladeFailurePolicy, InventoryCheckInterval, StatusPort, NcclHints");
+                                 "BladeFailurePolicy, InventoryCheckInterval, StatusPort");
             }
         } catch (const InputError &e) {
             if (!e.file().empty()) throw;

@@ -19,7 +19,6 @@ struct Config {
     BladeFailurePolicy failure_policy = BladeFailurePolicy::Requeue;
     uint32_t inventory_check_interval_s = 5;  // how often the inventory file's mtime is looked at
     uint16_t status_port = 0;                 // 0: no status server
-    bool nccl_hints = true;                   // default of --nccl-hints
 };
 
 // Reads the whole file, validating every key; throws InputError naming the file, the line and

@@ -129,7 +129,10 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 
 	# Count-only GRES without File= are dropped and drain the node: point at /dev/null.
 	echo "Name=gpu File=$run/dev/gpu[0-7]" >"$run/etc/gres.conf"
-	echo "required $run/plugins/spank_morpheus.so" >"$run/etc/plugstack.conf"
+	# These nodes are emulated 8-GPU nodes: give the node side a matching hwloc topology
+	# (a DGX-like 8 GPU + 8 NIC export) instead of this CPU-only machine's.
+	echo "required $run/plugins/spank_morpheus.so node_topology=$REPO/tests/data/hwloc/dgx-8gpu-8nic.xml" \
+		>"$run/etc/plugstack.conf"
 	# morpheus.conf beside slurm.conf (get_extra_conf_path); fabric and inventory beside it.
 	cp "$REPO/etc/morpheus.conf" "$REPO/etc/fabric.json" "$REPO/etc/inventory.json" "$run/etc/"
 	echo "StatusPort=$((port_base + ${#nodes[@]} + 1))" >>"$run/etc/morpheus.conf"
