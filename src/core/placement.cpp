@@ -244,11 +244,12 @@ std::string summarize_refusal(const ClusterModel &m, const std::vector<PodAssess
     std::string s;
     auto add = [&](const std::string &part) { s += (s.empty() ? "" : "; ") + part; };
     auto pods_word = [](int n) { return std::to_string(n) + (n == 1 ? " pod" : " pods"); };
+    auto verb = [](int n, const char *one, const char *many) { return std::string(n == 1 ? one : many); };
     if (counts[RuleOut::NoBladeInBound])
-        add(pods_word(counts[RuleOut::NoBladeInBound]) + " have no blade within " + format_latency(bound) +
+        add(pods_word(counts[RuleOut::NoBladeInBound]) + verb(counts[RuleOut::NoBladeInBound], " has", " have") + " no blade within " + format_latency(bound) +
             " (nearest: " + format_latency(nearest->nearest_ns) + " from " + m.fabric().pods[nearest->pod].name + ")");
     if (counts[RuleOut::HotCapacity])
-        add(pods_word(counts[RuleOut::HotCapacity]) + " lack hot memory within " + format_latency(bound) + " (best: " +
+        add(pods_word(counts[RuleOut::HotCapacity]) + verb(counts[RuleOut::HotCapacity], " lacks", " lack") + " hot memory within " + format_latency(bound) + " (best: " +
             m.fabric().pods[closest_hot->pod].name + " has " + format_size(closest_hot->hot_free_in_bound) + " of " +
             format_size(closest_hot->hot_needed) +
             (closest_hot->hot_unusable_in_bound ? ", " + format_size(closest_hot->hot_unusable_in_bound) +
@@ -256,10 +257,10 @@ std::string summarize_refusal(const ClusterModel &m, const std::vector<PodAssess
                                                 : std::string()) +
             ")");
     if (counts[RuleOut::FreeNodes])
-        add(pods_word(counts[RuleOut::FreeNodes]) + " lack free nodes (best: " +
+        add(pods_word(counts[RuleOut::FreeNodes]) + verb(counts[RuleOut::FreeNodes], " lacks", " lack") + " free nodes (best: " +
             m.fabric().pods[closest_nodes->pod].name + " has " + std::to_string(closest_nodes->free_nodes) + " of " +
             std::to_string(closest_nodes->nodes_needed) + ")");
-    if (counts[RuleOut::NoGpus]) add(pods_word(counts[RuleOut::NoGpus]) + " have no GPUs");
+    if (counts[RuleOut::NoGpus]) add(pods_word(counts[RuleOut::NoGpus]) + verb(counts[RuleOut::NoGpus], " has", " have") + " no GPUs");
     if (!extra.empty()) add(extra);
     return s;
 }

@@ -84,6 +84,8 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	SlurmUser=root
 	SlurmdUser=root
 	AuthType=auth/munge
+	# A requeued batch job waits cred_expire+1 s before it may start again (default 120).
+	AuthInfo=cred_expire=5
 	CredType=cred/munge
 	# Every select_*.so in every PluginDir entry is loaded: ours first, then Slurm's.
 	PluginDir=$run/plugins:$SYS_PLUGIN_DIR
@@ -94,7 +96,7 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	GresTypes=gpu
 	SchedulerType=sched/backfill
 	# The default 3 s batch delay and scheduling interval dominate test time otherwise.
-	SchedulerParameters=batch_sched_delay=0,sched_min_interval=0,bf_interval=1
+	SchedulerParameters=batch_sched_delay=0,sched_min_interval=0,sched_interval=2,bf_interval=1
 	SlurmdParameters=config_overrides
 	ProctrackType=proctrack/linuxproc
 	TaskPlugin=task/none

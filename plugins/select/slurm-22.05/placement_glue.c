@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -34,6 +35,7 @@
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "morpheus/morpheus.h"
@@ -44,6 +46,10 @@
  * touched when the engine is open, which only happens in slurmctld. */
 #pragma weak last_job_update
 #pragma weak queue_job_scheduler
+#pragma weak lock_slurmctld
+#pragma weak unlock_slurmctld
+#pragma weak job_requeue
+#pragma weak job_signal_id
 
 #define MORPHEUS_REASON_PREFIX "Morpheus:"
 #define MORPHEUS_PENDING_REASON WAIT_BLOCK_D_ACTION
@@ -135,14 +141,54 @@ static void _refresh_inventory_locked(void)
  * InventoryCheckInterval) and asks for a scheduling pass when it changed. It takes no
  * slurmctld lock, only glue_lock (job_test takes slurmctld's locks, then glue_lock).
  */
+/*
+ * BladeFailurePolicy for jobs that came onto a failed blade: requeue them, or SIGUSR1 and let
+ * them run, or only log. Called without glue_lock: requeue ends in job_fini, which takes it,
+ * and slurmctld's job lock must come first (job_test holds it, then takes glue_lock).
+ */
+static void _apply_failure_policy(const char *policy, const uint64_t *ids, size_t count)
+{
+	slurmctld_lock_t job_write_lock = { NO_LOCK, WRITE_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK };
+
+	if (!lock_slurmctld || !job_requeue || !job_signal_id)
+		return;
+	lock_slurmctld(job_write_lock);
+	for (size_t i = 0; i < count; i++) {
+		uint32_t job_id = (uint32_t) ids[i];
+		int rc = SLURM_SUCCESS;
+
+		if (!xstrcmp(policy, "requeue"))
+			rc = job_requeue(0, job_id, NULL, false, 0);
+		else if (!xstrcmp(policy, "signal"))
+			rc = job_signal_id(job_id, SIGUSR1, KILL_FULL_JOB, 0, false);
+		info("select/morpheus: JobId=%u holds memory on a failed blade: BladeFailurePolicy=%s%s%s",
+		     job_id, policy, rc == SLURM_SUCCESS ? "" : " failed: ",
+		     rc == SLURM_SUCCESS ? "" : slurm_strerror(rc));
+	}
+	unlock_slurmctld(job_write_lock);
+}
+
 static void *_watch_inventory(void *arg)
 {
 	struct timespec until;
+	uint64_t affected[256];
+	size_t count;
+	char policy[16];
 
 	slurm_mutex_lock(&glue_lock);
 	while (!watcher_stop) {
-		if (engine)
+		count = 0;
+		if (engine) {
 			_refresh_inventory_locked();
+			count = morpheus_jobs_newly_affected(engine, affected, 256);
+			strlcpy(policy, morpheus_engine_failure_policy(engine), sizeof(policy));
+		}
+		if (count) {
+			slurm_mutex_unlock(&glue_lock);
+			_apply_failure_policy(policy, affected, count);
+			slurm_mutex_lock(&glue_lock);
+			continue; /* more may be waiting (over 256) */
+		}
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += 1;
 		pthread_cond_timedwait(&watcher_cond, &glue_lock, &until);
