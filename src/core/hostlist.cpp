@@ -73,24 +73,33 @@ std::vector<std::string> expand_ranges(std::string_view body, const std::string 
     return out;
 }
 
+// One comma-free name pattern: literal text and bracket groups, expanded as a cartesian
+// product whose size is checked before anything is built.
 void expand_one(std::string_view name, const std::string &where, std::string_view expr,
                 std::vector<std::string> &out) {
-    size_t open = name.find('[');
-    if (open == std::string_view::npos) {
-        if (name.find(']') != std::string_view::npos)
+    std::vector<std::vector<std::string>> groups;  // a literal is a group of one
+    size_t total = 1;
+    while (!name.empty()) {
+        size_t open = name.find('[');
+        std::string_view literal = name.substr(0, open);
+        if (literal.find(']') != std::string_view::npos)
             throw InputError("", where, "unmatched ']' in '" + std::string(expr) + "'");
-        out.emplace_back(name);
-        return;
+        if (!literal.empty()) groups.push_back({std::string(literal)});
+        if (open == std::string_view::npos) break;
+        size_t close = name.find(']', open);
+        groups.push_back(expand_ranges(name.substr(open + 1, close - open - 1), where, expr));
+        total *= groups.back().size();
+        if (total + out.size() > kMaxHosts) throw InputError("", where, "hostlist names too many hosts");
+        name = name.substr(close + 1);
     }
-    size_t close = name.find(']', open);
-    std::string prefix(name.substr(0, open));
-    std::string_view rest = name.substr(close + 1);
-    for (const std::string &number : expand_ranges(name.substr(open + 1, close - open - 1), where, expr)) {
-        std::vector<std::string> tails;
-        expand_one(rest, where, expr, tails);
-        for (const std::string &t : tails) {
-            out.push_back(prefix + number + t);
-            if (out.size() > kMaxHosts) throw InputError("", where, "hostlist names too many hosts");
+    std::vector<size_t> at(groups.size(), 0);
+    for (size_t n = 0; n < total; ++n) {
+        std::string host;
+        for (size_t g = 0; g < groups.size(); ++g) host += groups[g][at[g]];
+        out.push_back(std::move(host));
+        for (size_t g = groups.size(); g-- > 0;) {  // odometer, last group fastest
+            if (++at[g] < groups[g].size()) break;
+            at[g] = 0;
         }
     }
 }

@@ -84,6 +84,7 @@ uint64_t JsonValue::as_size() const {
     if (json_is_real(value_)) {
         double v = json_real_value(value_);
         if (v < 0) fail("must not be negative");
+        if (!(v < 9.2e18)) fail("size is too large", "give bytes below 8E, or a size such as \"512G\"");
         return static_cast<uint64_t>(v);
     }
     if (!json_is_string(value_)) fail("expected a size such as \"512G\"");
@@ -101,6 +102,7 @@ uint64_t JsonValue::as_latency() const {
     if (json_is_real(value_)) {
         double v = json_real_value(value_);
         if (v < 0) fail("latency must not be negative");
+        if (!(v < 9.2e18)) fail("latency is too large", "give nanoseconds, e.g. 350");
         return static_cast<uint64_t>(std::llround(v));
     }
     if (!json_is_string(value_)) fail("expected a latency such as \"350ns\"");

@@ -169,7 +169,7 @@ Ledger Ledger::load(const std::string &path, const Fabric &fabric, std::vector<s
         Reservation r;
         r.job_id = j.member("job_id").as_count();
         r.uid = static_cast<uint32_t>(j.member("uid").as_count());
-        r.since = static_cast<int64_t>(j.member("since").as_number());
+        r.since = static_cast<int64_t>(j.member("since").as_count());
         r.hot_latency_bound_ns = j.has("hot_latency_bound_ns") ? j.member("hot_latency_bound_ns").as_count() : 0;
         r.affected = j.has("affected") && j.member("affected").as_bool();
         for (const JsonValue &p : j.member("pods").elements()) {

@@ -29,6 +29,8 @@ static void malformed_lists_are_errors(void **) {
     expect_input_error([] { expand_hostlist("gpu1,,gpu2"); }, {"empty host name"});
     expect_input_error([] { expand_hostlist("gpu[0-99999999]"); }, {"too many"});
     expect_input_error([] { expand_hostlist("gpu1 gpu2"); }, {"space"});
+    // Found by the fuzzer: products of ranges were built before their size was checked.
+    expect_input_error([] { expand_hostlist("A[0003-5001][1,7]b[0003-5001][1,7]"); }, {"too many"});
 }
 
 static void compresses_back(void **) {

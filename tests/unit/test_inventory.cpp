@@ -24,6 +24,9 @@ static void bad_entries(void **) {
                        {"$.blades[0].dram", "negative"});
     expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade1","dram":-4}]})", "i.json", f); },
                        {"$.blades[0].dram", "negative"});
+    // Found by the fuzzer: a huge real number used to be cast to an integer (undefined behaviour).
+    expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade1","dram":666666666666666666666666661.2}]})", "i.json", f); },
+                       {"$.blades[0].dram", "too large"});
     expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade1","dram":"1TT"}]})", "i.json", f); },
                        {"$.blades[0].dram", "unknown size unit"});
     expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade1","state":"broken"}]})", "i.json", f); },
