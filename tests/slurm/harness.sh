@@ -187,6 +187,10 @@ cmd_start() {
 	trap "[ \$started_ok = 1 ] || E2E_KEEP_RUN=1 cmd_stop '$run'" EXIT
 	write_config "$run" "${nodes[@]}"
 	install_plugins "$run/plugins"
+	# Other users (tests submit as a second user) read slurm.conf and load the SPANK plugin;
+	# the state directory stays root's.
+	chmod 755 "$run" "$run/etc" "$run/plugins"
+	chmod 700 "$run/state"
 	cat >"$run/env" <<-EOF
 	export SLURM_CONF=$run/etc/slurm.conf
 	export E2E_RUN=$run
