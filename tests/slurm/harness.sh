@@ -118,7 +118,8 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	SlurmdLogFile=$run/log/slurmd.%n.log
 	SlurmctldDebug=${E2E_SLURMCTLD_DEBUG:-debug}
 	SlurmdDebug=info
-	DebugFlags=${E2E_DEBUG_FLAGS:-SelectType}
+	# E2E_DEBUG_FLAGS=SelectType shows every plan step, and floods the log from cons_tres.
+	DebugFlags=${E2E_DEBUG_FLAGS:-NO_CONF_HASH}
 	EOF
 	i=1
 	for n in "${nodes[@]}"; do
