@@ -11,14 +11,28 @@
 #
 # Environment: E2E_BUILD (build tree with the plugins, default: the repo),
 # E2E_KEEP_RUN=1 keeps the run dir after stop (it is kept anyway when a start fails),
-# E2E_NODES (hostlist, default all 16), E2E_SLURMCTLD_DEBUG (default debug).
-# Needs root (slurmd), munge and the Debian Slurm 22.05 packages.
+# E2E_NODES (hostlist, default all 16), E2E_SLURMCTLD_DEBUG (default debug),
+# MORPHEUS_SLURM_PREFIX (a Slurm installed under a private prefix, e.g. the 24.11 one of
+# contrib/ci/slurm-24.11.sh: its bin/sbin come first in PATH, its lib/slurm is the system
+# PluginDir; default: the distro's Slurm in /usr).
+# Needs root (slurmd), munge and the Debian Slurm 22.05 packages (or MORPHEUS_SLURM_PREFIX).
 set -euo pipefail
 
 HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HARNESS_DIR/../.." && pwd)
 BUILD=${E2E_BUILD:-$REPO}
-SYS_PLUGIN_DIR=${SLURM_SYS_PLUGIN_DIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
+if [ -n "${MORPHEUS_SLURM_PREFIX:-}" ]; then
+	MORPHEUS_SLURM_PREFIX=$(cd "$MORPHEUS_SLURM_PREFIX" && pwd)
+	[ -x "$MORPHEUS_SLURM_PREFIX/sbin/slurmctld" ] || {
+		echo "harness: $MORPHEUS_SLURM_PREFIX/sbin/slurmctld missing" >&2; exit 1; }
+	export PATH=$MORPHEUS_SLURM_PREFIX/bin:$MORPHEUS_SLURM_PREFIX/sbin:$PATH
+	SYS_PLUGIN_DIR=${SLURM_SYS_PLUGIN_DIR:-$MORPHEUS_SLURM_PREFIX/lib/slurm}
+else
+	SYS_PLUGIN_DIR=${SLURM_SYS_PLUGIN_DIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
+fi
+# The build's Slurm layer (plugins/*/slurm-MAJOR.MINOR), as configure chose it.
+LAYER=$(sed -n 's/^SLURM_LAYER = //p' "$BUILD/Makefile" 2>/dev/null || true)
+LAYER=${LAYER:-slurm-22.05}
 ALL_NODES="gpu[101-104],gpu[201-204],gpu[301-304],gpu[401-404]"
 
 log() { printf 'harness: %s\n' "$*" >&2; }
@@ -58,8 +72,8 @@ free_port_base() {
 
 install_plugins() { # copies our .so files into the private PluginDir (mv: never over a loaded file)
 	local dir=$1 so
-	for so in plugins/select/slurm-22.05/.libs/select_morpheus.so \
-		  plugins/job_submit/slurm-22.05/.libs/job_submit_morpheus.so \
+	for so in "plugins/select/$LAYER/.libs/select_morpheus.so" \
+		  "plugins/job_submit/$LAYER/.libs/job_submit_morpheus.so" \
 		  plugins/spank/.libs/spank_morpheus.so; do
 		[ -f "$BUILD/$so" ] || die "$BUILD/$so missing: build first (make -j2)"
 		cp "$BUILD/$so" "$dir/.$(basename "$so").new"
@@ -90,9 +104,10 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	# Every select_*.so in every PluginDir entry is loaded: ours first, then Slurm's.
 	PluginDir=$run/plugins:$SYS_PLUGIN_DIR
 	PlugStackConfig=$run/etc/plugstack.conf
-	SelectType=select/morpheus
+	# E2E_SELECT=select/cons_tres gives the baseline the benchmarks compare against.
+	SelectType=${E2E_SELECT:-select/morpheus}
 	SelectTypeParameters=CR_Core_Memory
-	JobSubmitPlugins=morpheus
+	$([ "${E2E_SELECT:-select/morpheus}" = select/morpheus ] && echo JobSubmitPlugins=morpheus)
 	GresTypes=gpu
 	SchedulerType=sched/backfill
 	# The default 3 s batch delay and scheduling interval dominate test time otherwise.
@@ -107,7 +122,8 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	JobAcctGatherType=jobacct_gather/none
 	ReturnToService=2
 	KillWait=2
-	MinJobAge=600
+	MinJobAge=${E2E_MIN_JOB_AGE:-600}
+	MaxJobCount=${E2E_MAX_JOB_COUNT:-20000}
 	InactiveLimit=0
 	SlurmdTimeout=300
 	StateSaveLocation=$run/state
@@ -193,6 +209,7 @@ cmd_start() {
 	chmod 755 "$run" "$run/etc" "$run/plugins"
 	chmod 700 "$run/state"
 	cat >"$run/env" <<-EOF
+	export PATH=$PATH
 	export SLURM_CONF=$run/etc/slurm.conf
 	export E2E_RUN=$run
 	export E2E_BUILD=$BUILD

@@ -7,7 +7,7 @@
  * options --mem-hot/--mem-hot-latency/--mem-cold, carried in the job's spank_job_env) get
  * three additions, all decided by the Slurm-free core (include/morpheus/morpheus.h):
  *   job_test  - the core ranks node sets (pods); cons_tres is offered one set at a time by
- *               narrowing the node bitmap, best set first (placement_glue.c);
+ *               narrowing the node bitmap, best set first (plugins/common/morpheus_placement.c);
  *   job_begin - the hot/cold memory is reserved on the nodes cons_tres chose, and the decision
  *               is written into SystemComment and the job's environment;
  *   job_fini  - the reservation is released (end, cancel, requeue, preemption).
@@ -40,7 +40,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "placement_glue.h"
+#include "morpheus_placement.h"
 
 /* Built with -fvisibility=hidden: what follows is the plugin's interface (select_morpheus.map). */
 #pragma GCC visibility push(default)
@@ -156,19 +156,49 @@ extern int select_p_node_init(void)
 	return (*(cons.node_init))();
 }
 
+/* cons_tres's job_test arguments, carried through the release-independent glue. */
+struct job_test_args {
+	job_record_t *job_ptr;
+	uint32_t min_nodes, max_nodes, req_nodes;
+	uint16_t mode;
+	List preemptee_candidates;
+	List *preemptee_job_list;
+	bitstr_t *exc_core_bitmap;
+};
+
+static int _try_cons_tres(void *arg, bitstr_t *bitmap)
+{
+	struct job_test_args *a = arg;
+
+	if (a->preemptee_job_list)
+		FREE_NULL_LIST(*a->preemptee_job_list);
+	return (*(cons.job_test))(a->job_ptr, bitmap, a->min_nodes, a->max_nodes, a->req_nodes,
+				  a->mode, a->preemptee_candidates, a->preemptee_job_list,
+				  a->exc_core_bitmap);
+}
+
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			     uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
 			     List preemptee_candidates, List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
-	return placement_job_test(cons.job_test, job_ptr, bitmap, min_nodes, max_nodes,
-				  req_nodes, mode, preemptee_candidates, preemptee_job_list,
-				  exc_core_bitmap);
+	struct job_test_args args = {
+		.job_ptr = job_ptr,
+		.min_nodes = min_nodes,
+		.max_nodes = max_nodes,
+		.req_nodes = req_nodes,
+		.mode = mode,
+		.preemptee_candidates = preemptee_candidates,
+		.preemptee_job_list = preemptee_job_list,
+		.exc_core_bitmap = exc_core_bitmap,
+	};
+
+	return placement_job_test(job_ptr, bitmap, min_nodes, mode, _try_cons_tres, &args);
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
 {
-	return placement_job_begin(cons.job_begin, cons.job_fini, job_ptr);
+	return placement_job_begin(cons.job_begin, job_ptr);
 }
 
 extern int select_p_job_ready(job_record_t *job_ptr)

@@ -1,0 +1,744 @@
+/*
+ * morpheus_placement.c - translates between slurmctld's job and node records and the Morpheus
+ * core (include/morpheus/morpheus.h). No placement logic lives here: the core ranks, reserves
+ * and explains; this file maps node indexes, narrows bitmaps and writes results back into the
+ * job record where Slurm shows them. Release-independent (see morpheus_placement.h): cons_tres's
+ * job_test sits behind a callback and the pending-reason code comes from the layer's
+ * morpheus_slurm_layer.h.
+ *
+ * Where results go, and why there (checked in the 22.05 and 24.11 sources):
+ *   - the decision: job_ptr->system_comment ("slurmctld's arbitrary comment"), shown by
+ *     scontrol show job (SystemComment=), squeue -O SystemComment and sacct; admin_comment
+ *     belongs to admins and is overwritten by scontrol update.
+ *   - the environment: job_ptr->details->env_sup, which slurmctld appends to a batch script's
+ *     environment (get_job_env) and sends in the allocation response that srun and salloc
+ *     export (build_alloc_msg); tasks of srun inherit it. spank_job_env would only reach
+ *     Prolog/Epilog.
+ *   - "nothing fits now": state_desc "Morpheus: <reason>" with state_reason
+ *     MORPHEUS_PENDING_REASON; squeue and scontrol print state_desc when it is set.
+ *     22.05: WAIT_BLOCK_D_ACTION, the one pending reason that select_nodes() leaves alone
+ *     after a failed job_test. 24.11 has no such code (select_nodes() sets WAIT_RESOURCES
+ *     and frees state_desc after any failed job_test), but sched/backfill keeps a reason
+ *     set during its will-run test: the layer sets MORPHEUS_REASON_IN_WILL_RUN, and the
+ *     reason is re-asserted by every backfill pass (bf_interval).
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "morpheus/morpheus.h"
+#include "morpheus_job_env.h"
+#include "morpheus_placement.h"
+#include "morpheus_slurm_layer.h"
+
+/* slurmctld's, absent in client commands that load this plugin: referenced weakly and only
+ * touched when the engine is open, which only happens in slurmctld. */
+#pragma weak last_job_update
+#pragma weak queue_job_scheduler
+#pragma weak lock_slurmctld
+#pragma weak unlock_slurmctld
+#pragma weak job_requeue
+#pragma weak job_signal_id
+
+#define MORPHEUS_REASON_PREFIX "Morpheus:"
+#ifndef MORPHEUS_PENDING_REASON
+#error "morpheus_slurm_layer.h must define MORPHEUS_PENDING_REASON"
+#endif
+#ifndef MORPHEUS_REASON_IN_WILL_RUN
+#define MORPHEUS_REASON_IN_WILL_RUN 0
+#endif
+
+/* Whether a refusal in this job_test mode becomes the job's visible pending reason. */
+static bool _reason_mode(uint16_t mode)
+{
+	return (mode == SELECT_MODE_RUN_NOW) ||
+	       (MORPHEUS_REASON_IN_WILL_RUN && (mode == SELECT_MODE_WILL_RUN));
+}
+
+static pthread_mutex_t glue_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool configured;		   /* SelectType=select/morpheus in slurmctld */
+static morpheus_engine_t *engine;  /* NULL: not configured, or open failed */
+static char *open_error;	   /* why engine is NULL when configured */
+static bool jobs_recovered_once;   /* the first job_init is startup, later ones reconfigure */
+static int status_port;		   /* the status service's port, 0: not running */
+static int status_failed_port;	   /* last port that could not be bound (logged once) */
+static char *inventory_error;	   /* last inventory refresh error, logged once */
+static pthread_t watcher;	   /* inventory watcher, see _watch_inventory */
+static bool watcher_running, watcher_stop;
+static pthread_cond_t watcher_cond = PTHREAD_COND_INITIALIZER;
+
+/* Slurm node index -> fabric node index (-1: not in the fabric). */
+static int *fabric_of;
+static int fabric_of_cnt;
+static uint64_t fabric_of_generation;
+static bool nodes_changed = true;
+
+static void _touch_jobs(void)
+{
+	if (&last_job_update)
+		last_job_update = time(NULL);
+}
+
+/* One line for logs and users: the core's message is complete ("fix included"); the file is
+ * added when the message does not name it. */
+static char *_err_text(const morpheus_error_t *err)
+{
+	if (err->file[0] && !strstr(err->message, err->file))
+		return xstrdup_printf("%s: %s", err->file, err->message);
+	return xstrdup(err->message[0] ? err->message : "unknown error");
+}
+
+/* StatusPort of morpheus.conf: (re)started when it changes; root and SlurmUser privileged. */
+static void _status_service_locked(void)
+{
+	int port = morpheus_engine_status_port(engine);
+	uint32_t privileged = slurm_conf.slurm_user_id;
+	morpheus_error_t err;
+
+	if (port == status_port)
+		return;
+	if (status_port)
+		morpheus_status_service_stop(engine);
+	status_port = 0;
+	if (port <= 0)
+		return;
+	/* Retried every second by the watcher: a port can be held for a moment by the slurmctld
+	 * this one replaces (24.11 reconfigure, a quick restart). Logged once per port. */
+	if (morpheus_status_service_start(engine, port, &privileged, 1, &err) < 0) {
+		char *why = _err_text(&err);
+		if (port != status_failed_port)
+			error("select/morpheus: status service on port %d not started (retried every second): %s",
+			      port, why);
+		status_failed_port = port;
+		xfree(why);
+		return;
+	}
+	status_port = port;
+	status_failed_port = 0;
+	info("select/morpheus: status service listening on port %d", port);
+}
+
+/* The inventory (blade states, loads) changes without a reconfigure; the core looks at the
+ * file's mtime at most every InventoryCheckInterval seconds. */
+static void _refresh_inventory_locked(void)
+{
+	morpheus_error_t err;
+	int rc = morpheus_engine_refresh_inventory(engine, (int64_t) time(NULL), &err);
+
+	if (rc < 0) {
+		char *why = _err_text(&err);
+		if (xstrcmp(why, inventory_error))
+			error("select/morpheus: inventory not re-read, keeping the last good one: %s",
+			      why);
+		xfree(inventory_error);
+		inventory_error = why;
+	} else if (rc == 1) {
+		info("select/morpheus: inventory changed, re-read");
+		xfree(inventory_error);
+		/* Slurm sees no change of its own: without a nudge, jobs waiting for memory that
+		 * just came back would wait for the next periodic pass (sched_interval). */
+		if (queue_job_scheduler)
+			queue_job_scheduler();
+	}
+}
+
+/*
+ * A blade failing or coming back is an inventory edit Slurm knows nothing about, and a job
+ * pending on Morpheus memory is only re-tested when Slurm schedules: so slurmctld gets this
+ * one thread, which looks at the inventory once a second (the core throttles to
+ * InventoryCheckInterval) and asks for a scheduling pass when it changed. It takes no
+ * slurmctld lock, only glue_lock (job_test takes slurmctld's locks, then glue_lock).
+ */
+/*
+ * BladeFailurePolicy for jobs that came onto a failed blade: requeue them, or SIGUSR1 and let
+ * them run, or only log. Called without glue_lock: requeue ends in job_fini, which takes it,
+ * and slurmctld's job lock must come first (job_test holds it, then takes glue_lock).
+ */
+static void _apply_failure_policy(const char *policy, const uint64_t *ids, size_t count)
+{
+	slurmctld_lock_t job_write_lock = { NO_LOCK, WRITE_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK };
+
+	if (!lock_slurmctld || !job_requeue || !job_signal_id)
+		return;
+	lock_slurmctld(job_write_lock);
+	for (size_t i = 0; i < count; i++) {
+		uint32_t job_id = (uint32_t) ids[i];
+		int rc = SLURM_SUCCESS;
+
+		if (!xstrcmp(policy, "requeue"))
+			rc = job_requeue(0, job_id, NULL, false, 0);
+		else if (!xstrcmp(policy, "signal"))
+			rc = job_signal_id(job_id, SIGUSR1, KILL_FULL_JOB, 0, false);
+		info("select/morpheus: JobId=%u holds memory on a failed blade: BladeFailurePolicy=%s%s%s",
+		     job_id, policy, rc == SLURM_SUCCESS ? "" : " failed: ",
+		     rc == SLURM_SUCCESS ? "" : slurm_strerror(rc));
+	}
+	unlock_slurmctld(job_write_lock);
+}
+
+static void *_watch_inventory(void *arg)
+{
+	struct timespec until;
+	uint64_t affected[256];
+	size_t count;
+	char policy[16];
+
+	slurm_mutex_lock(&glue_lock);
+	while (!watcher_stop) {
+		count = 0;
+		if (engine) {
+			_refresh_inventory_locked();
+			_status_service_locked();
+			count = morpheus_jobs_newly_affected(engine, affected, 256);
+			strlcpy(policy, morpheus_engine_failure_policy(engine), sizeof(policy));
+		}
+		if (count) {
+			slurm_mutex_unlock(&glue_lock);
+			_apply_failure_policy(policy, affected, count);
+			slurm_mutex_lock(&glue_lock);
+			continue; /* more may be waiting (over 256) */
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&watcher_cond, &glue_lock, &until);
+	}
+	slurm_mutex_unlock(&glue_lock);
+	return NULL;
+}
+
+static void _open_locked(void)
+{
+	char *conf = get_extra_conf_path("morpheus.conf");
+	char *state = xstrdup_printf("%s/morpheus_ledger.json", slurm_conf.state_save_location);
+	morpheus_error_t err;
+
+	xfree(open_error);
+	engine = morpheus_engine_open(conf, state, &err);
+	if (engine) {
+		info("select/morpheus: engine open: %s, %zu fabric nodes, ledger %s", conf,
+		     morpheus_node_count(engine), morpheus_engine_state_file(engine));
+		_status_service_locked();
+	} else {
+		open_error = _err_text(&err);
+		error("select/morpheus: cannot open the engine, jobs asking for Morpheus memory stay pending until scontrol reconfigure succeeds: %s",
+		      open_error);
+	}
+	nodes_changed = true;
+	xfree(conf);
+	xfree(state);
+}
+
+extern void placement_open(void)
+{
+	slurm_mutex_lock(&glue_lock);
+	configured = true;
+	_open_locked();
+	watcher_stop = false;
+	watcher_running = !pthread_create(&watcher, NULL, _watch_inventory, NULL);
+	if (!watcher_running)
+		error("select/morpheus: no inventory watcher thread: %m");
+	slurm_mutex_unlock(&glue_lock);
+}
+
+extern void placement_close(void)
+{
+	if (watcher_running) {
+		slurm_mutex_lock(&glue_lock);
+		watcher_stop = true;
+		pthread_cond_signal(&watcher_cond);
+		slurm_mutex_unlock(&glue_lock);
+		pthread_join(watcher, NULL);
+		watcher_running = false;
+	}
+	slurm_mutex_lock(&glue_lock);
+	if (engine && status_port)
+		morpheus_status_service_stop(engine);
+	status_port = 0;
+	morpheus_engine_close(&engine);
+	xfree(open_error);
+	xfree(inventory_error);
+	xfree(fabric_of);
+	fabric_of_cnt = 0;
+	configured = false;
+	slurm_mutex_unlock(&glue_lock);
+}
+
+extern bool placement_active(void)
+{
+	return engine != NULL;
+}
+
+extern const char *placement_open_error(void)
+{
+	return open_error;
+}
+
+extern void placement_nodes_changed(void)
+{
+	slurm_mutex_lock(&glue_lock);
+	nodes_changed = true;
+	slurm_mutex_unlock(&glue_lock);
+}
+
+static void _refresh_node_map_locked(void)
+{
+	uint64_t gen = morpheus_engine_generation(engine);
+	node_record_t *node_ptr;
+	int mapped = 0;
+
+	if (!nodes_changed && fabric_of && (fabric_of_cnt == node_record_count) &&
+	    (gen == fabric_of_generation))
+		return;
+
+	xfree(fabric_of);
+	fabric_of_cnt = node_record_count;
+	fabric_of = xcalloc(MAX(fabric_of_cnt, 1), sizeof(int));
+	for (int i = 0; i < fabric_of_cnt; i++)
+		fabric_of[i] = -1;
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		if ((fabric_of[i] = morpheus_node_index(engine, node_ptr->name)) >= 0)
+			mapped++;
+	}
+	fabric_of_generation = gen;
+	nodes_changed = false;
+	verbose("select/morpheus: %d of %d Slurm nodes are in the fabric (%zu fabric nodes)",
+		mapped, fabric_of_cnt, morpheus_node_count(engine));
+}
+
+static int _fabric_index(int slurm_index)
+{
+	return (slurm_index < fabric_of_cnt) ? fabric_of[slurm_index] : -1;
+}
+
+/* 1 Morpheus job (req filled), 0 not one, -1 malformed request (err filled). */
+static int _job_request(job_record_t *job_ptr, uint32_t nodes, morpheus_request_t *req,
+			morpheus_error_t *err)
+{
+	memset(req, 0, sizeof(*req));
+	req->job_id = job_ptr->job_id;
+	req->uid = job_ptr->user_id;
+	req->nodes = nodes ? nodes : 1;
+	return morpheus_request_from_env(job_ptr->spank_job_env, job_ptr->spank_job_env_size, req,
+					 err);
+}
+
+static bool _has_own_reason(job_record_t *job_ptr)
+{
+	return (job_ptr->state_reason == MORPHEUS_PENDING_REASON) &&
+	       !xstrncmp(job_ptr->state_desc, MORPHEUS_REASON_PREFIX,
+			 strlen(MORPHEUS_REASON_PREFIX));
+}
+
+/* A reason set by an earlier pass must not outlive its cause (Slurm keeps our reason code):
+ * cleared when this pass was not refused by Morpheus, so Slurm's own reason shows instead. */
+static void _clear_reason(job_record_t *job_ptr)
+{
+	if (!_has_own_reason(job_ptr))
+		return;
+	job_ptr->state_reason = WAIT_NO_REASON;
+	xfree(job_ptr->state_desc);
+	_touch_jobs();
+}
+
+static void _set_reason(job_record_t *job_ptr, const char *why)
+{
+	char *desc;
+
+	if (!xstrncmp(why, MORPHEUS_REASON_PREFIX, strlen(MORPHEUS_REASON_PREFIX)))
+		desc = xstrdup(why);
+	else
+		desc = xstrdup_printf(MORPHEUS_REASON_PREFIX " %s", why);
+	if ((job_ptr->state_reason == MORPHEUS_PENDING_REASON) &&
+	    !xstrcmp(job_ptr->state_desc, desc)) {
+		xfree(desc); /* unchanged: do not make every client reload the job table */
+		return;
+	}
+	debug("select/morpheus: %pJ pending: %s", job_ptr, desc);
+	xfree(job_ptr->state_desc);
+	job_ptr->state_desc = desc;
+	job_ptr->state_reason = MORPHEUS_PENDING_REASON;
+	_touch_jobs();
+}
+
+/* Offers cons_tres the plan's node sets one at a time, best first. */
+static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+			     uint16_t mode, placement_try_fn try_fn, void *try_arg,
+			     const morpheus_request_t *req, bool *refused)
+{
+	size_t fabric_nodes = morpheus_node_count(engine);
+	uint8_t *free_nodes = xcalloc(MAX(fabric_nodes, 1), 1);
+	uint8_t *allowed = xcalloc(MAX(fabric_nodes, 1), 1);
+	bitstr_t *narrowed = NULL;
+	morpheus_plan_t *plan = NULL;
+	morpheus_error_t err;
+	int rc = SLURM_ERROR, nbits = bit_size(bitmap);
+	size_t steps;
+
+	for (int i = 0; i < nbits; i++) {
+		int f;
+		if (bit_test(bitmap, i) && ((f = _fabric_index(i)) >= 0))
+			free_nodes[f] = 1;
+	}
+	if (!(plan = morpheus_plan_new(engine, req, free_nodes, &err))) {
+		char *why = _err_text(&err);
+		*refused = true;
+		if (_reason_mode(mode))
+			_set_reason(job_ptr, why);
+		else
+			debug2("select/morpheus: %pJ (mode %u): %s", job_ptr, mode, why);
+		xfree(why);
+		goto fini;
+	}
+
+	narrowed = bit_alloc(nbits);
+	steps = morpheus_plan_steps(plan);
+	for (size_t k = 0; k < steps; k++) {
+		morpheus_plan_step_nodes(plan, k, allowed);
+		bit_copybits(narrowed, bitmap);
+		for (int i = 0; i < nbits; i++) {
+			int f;
+			if (bit_test(narrowed, i) && (((f = _fabric_index(i)) < 0) || !allowed[f]))
+				bit_clear(narrowed, i);
+		}
+		if (bit_set_count(narrowed) < min_nodes)
+			continue;
+		rc = try_fn(try_arg, narrowed);
+		log_flag(SELECT_TYPE, "select/morpheus: %pJ mode %u step %zu/%zu (%s): %s",
+			 job_ptr, mode, k + 1, steps, morpheus_plan_step_pods(plan, k),
+			 rc == SLURM_SUCCESS ? "accepted" : "refused by cons_tres");
+		if (rc == SLURM_SUCCESS) {
+			bit_copybits(bitmap, narrowed);
+			break;
+		}
+	}
+	/* Every pod the core offered was refused by cons_tres (CPUs, GRES, memory busy): the
+	 * job waits like any other job, with Slurm's own reason. */
+
+fini:
+	morpheus_plan_destroy(&plan);
+	FREE_NULL_BITMAP(narrowed);
+	xfree(free_nodes);
+	xfree(allowed);
+	return rc;
+}
+
+extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+			      uint16_t mode, placement_try_fn try_fn, void *try_arg)
+{
+	morpheus_request_t req;
+	morpheus_error_t err;
+	bool refused = true; /* by Morpheus, as opposed to cons_tres */
+	int rc, wants;
+
+	if (!configured)
+		goto pass_through;
+	if ((wants = _job_request(job_ptr, min_nodes, &req, &err)) == 0)
+		goto pass_through;
+
+	slurm_mutex_lock(&glue_lock);
+	if (wants < 0) {
+		/* Only reachable by bypassing the SPANK plugin and job_submit/morpheus. */
+		char *why = _err_text(&err);
+		if (_reason_mode(mode))
+			_set_reason(job_ptr, why);
+		xfree(why);
+		rc = SLURM_ERROR;
+	} else if (!engine) {
+		if (_reason_mode(mode)) {
+			char *why = xstrdup_printf("engine not loaded (%s)", open_error);
+			_set_reason(job_ptr, why);
+			xfree(why);
+		}
+		/* TEST_ONLY: the request may be fine once the files are fixed. */
+		rc = (mode == SELECT_MODE_TEST_ONLY) ? SLURM_SUCCESS : SLURM_ERROR;
+	} else if (mode == SELECT_MODE_TEST_ONLY) {
+		/* "Could it ever run?" The core judges the memory, cons_tres the rest. */
+		if (morpheus_check_feasible(engine, &req, &err) < 0) {
+			char *why = _err_text(&err);
+			info("select/morpheus: %pJ can never be placed: %s", job_ptr, why);
+			xfree(why);
+			rc = SLURM_ERROR;
+		} else {
+			rc = try_fn(try_arg, bitmap);
+		}
+	} else {
+		/* RUN_NOW, and WILL_RUN (backfill): the same narrowing, so backfill plans the job
+		 * on nodes it may really get. The core's view of memory is "now" in both. */
+		_refresh_node_map_locked();
+		refused = false;
+		rc = _job_test_by_plan(job_ptr, bitmap, min_nodes, mode, try_fn, try_arg, &req,
+				       &refused);
+		if (_reason_mode(mode) && !refused)
+			_clear_reason(job_ptr);
+	}
+	slurm_mutex_unlock(&glue_lock);
+	return rc;
+
+pass_through:
+	return try_fn(try_arg, bitmap);
+}
+
+/* Replaces every MORPHEUS_* entry of env_sup by the lines of env (requeue runs again). */
+static void _set_job_environment(job_record_t *job_ptr, const char *env)
+{
+	/* struct job_details in 22.05, job_details_t (anonymous struct) in 24.11 */
+	__typeof__(job_ptr->details) details = job_ptr->details;
+	char *copy, *line, *save = NULL;
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < details->env_cnt; i++) {
+		if (!xstrncmp(details->env_sup[i], "MORPHEUS_", 9))
+			xfree(details->env_sup[i]);
+		else
+			details->env_sup[kept++] = details->env_sup[i];
+	}
+	details->env_cnt = kept;
+
+	copy = xstrdup(env);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strchr(line, '='))
+			continue;
+		xrecalloc(details->env_sup, details->env_cnt + 1, sizeof(char *));
+		details->env_sup[details->env_cnt++] = xstrdup(line);
+	}
+	xfree(copy);
+}
+
+static void _publish(job_record_t *job_ptr)
+{
+	char *summary = morpheus_job_summary(engine, job_ptr->job_id);
+	char *env = morpheus_job_environment(engine, job_ptr->job_id);
+
+	if (summary) {
+		xfree(job_ptr->system_comment);
+		/* The field is shared (burst buffers write there too): the text must say whose. */
+		if (!xstrncasecmp(summary, "morpheus", 8))
+			job_ptr->system_comment = xstrdup(summary);
+		else
+			job_ptr->system_comment = xstrdup_printf("Morpheus: %s", summary);
+		info("select/morpheus: %pJ placed: %s", job_ptr, summary);
+	}
+	if (env && job_ptr->details)
+		_set_job_environment(job_ptr, env);
+	free(summary); /* the core's strings are malloc'd */
+	free(env);
+	_touch_jobs();
+}
+
+/* Reserves blades for the nodes the job holds (its node_bitmap), as the core chooses them. */
+static int _reserve_locked(job_record_t *job_ptr, const morpheus_request_t *req,
+			   morpheus_error_t *err)
+{
+	uint32_t *nodes = xcalloc(MAX(bit_size(job_ptr->node_bitmap), 1), sizeof(uint32_t));
+	size_t count = 0;
+	int rc;
+
+	_refresh_node_map_locked();
+	for (int i = 0; i < bit_size(job_ptr->node_bitmap); i++) {
+		int f;
+		if (bit_test(job_ptr->node_bitmap, i) && ((f = _fabric_index(i)) >= 0))
+			nodes[count++] = f;
+	}
+	rc = morpheus_reserve(engine, req, nodes, count, err);
+	xfree(nodes);
+	return rc;
+}
+
+extern int placement_job_begin(placement_job_fn job_begin, job_record_t *job_ptr)
+{
+	morpheus_request_t req;
+	morpheus_error_t err;
+	int rc;
+
+	/*
+	 * Reserve here, not in job_test: select_nodes() commits a job only after job_test (and
+	 * burst buffers, preemption) succeeded, and calls job_begin right before the job runs.
+	 * A job_test success that is not followed by a start (preemption pending, another
+	 * partition chosen) would otherwise leak a reservation. cons_tres commits here too.
+	 */
+	if (!configured || !job_ptr->node_bitmap ||
+	    (_job_request(job_ptr, bit_set_count(job_ptr->node_bitmap), &req, &err) != 1))
+		return job_begin(job_ptr);
+
+	slurm_mutex_lock(&glue_lock);
+	if (!engine) {
+		slurm_mutex_unlock(&glue_lock);
+		return SLURM_ERROR; /* job_test refused it already; never start it unreserved */
+	}
+	if (_reserve_locked(job_ptr, &req, &err) < 0) {
+		char *why = _err_text(&err);
+		error("select/morpheus: %pJ: reservation failed, job stays pending: %s", job_ptr,
+		      why);
+		_set_reason(job_ptr, why);
+		xfree(why);
+		rc = SLURM_ERROR;
+		goto fini;
+	}
+	if ((rc = job_begin(job_ptr)) != SLURM_SUCCESS) {
+		if (morpheus_release(engine, job_ptr->job_id, &err) < 0)
+			error("select/morpheus: %pJ: release after failed job_begin: %s", job_ptr,
+			      err.message);
+		goto fini;
+	}
+	_publish(job_ptr);
+fini:
+	slurm_mutex_unlock(&glue_lock);
+	return rc;
+}
+
+extern void placement_job_fini(job_record_t *job_ptr)
+{
+	morpheus_request_t req;
+	morpheus_error_t err;
+	int rc;
+
+	if (!configured || (_job_request(job_ptr, 1, &req, &err) != 1))
+		return;
+	slurm_mutex_lock(&glue_lock);
+	if (engine) {
+		if ((rc = morpheus_release(engine, job_ptr->job_id, &err)) < 0)
+			error("select/morpheus: %pJ: release failed: %s", job_ptr, err.message);
+		else if (rc == 1)
+			verbose("select/morpheus: %pJ released its memory", job_ptr);
+	}
+	slurm_mutex_unlock(&glue_lock);
+}
+
+struct running_ids {
+	uint64_t *ids;
+	size_t count;
+};
+
+static int _append_running(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+	struct running_ids *running = arg;
+
+	/* Running and suspended jobs hold memory; a completing one was released in job_fini. */
+	if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr))
+		running->ids[running->count++] = job_ptr->job_id;
+	return 0;
+}
+
+/*
+ * A job Slurm recovered as running that holds no reservation: Slurm's state file may be older
+ * than the ledger (SIGKILL between two state saves), so Slurm believes in a job that the
+ * ledger already saw end. Until Slurm learns better, it holds nodes: hold its memory too,
+ * so no blade is promised twice.
+ */
+static int _restore_missing(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+	int *restored = arg;
+	morpheus_request_t req;
+	morpheus_error_t err;
+	char *held;
+
+	if (!(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) || !job_ptr->node_bitmap ||
+	    (_job_request(job_ptr, bit_set_count(job_ptr->node_bitmap), &req, &err) != 1))
+		return 0;
+	if ((held = morpheus_job_summary(engine, job_ptr->job_id))) {
+		free(held);
+		return 0;
+	}
+	if (_reserve_locked(job_ptr, &req, &err) < 0)
+		error("select/morpheus: %pJ recovered running without a reservation, and none fits: %s",
+		      job_ptr, err.message);
+	else {
+		info("select/morpheus: %pJ recovered running without a reservation: memory reserved again",
+		     job_ptr);
+		(*restored)++;
+	}
+	return 0;
+}
+
+extern void placement_jobs_recovered(struct xlist *jobs)
+{
+	int restored = 0;
+	struct running_ids running = { NULL, 0 };
+	morpheus_error_t err;
+	int n;
+
+	slurm_mutex_lock(&glue_lock);
+	if (!configured)
+		goto fini;
+	if (!jobs_recovered_once) {
+		jobs_recovered_once = true; /* startup: the engine was opened in init() */
+	} else if (!engine) {
+		_open_locked(); /* reconfigure after a failed open: retry */
+	} else if (morpheus_engine_reload(engine, &err) < 0) {
+		char *why = _err_text(&err);
+		error("select/morpheus: reload failed, keeping the last good configuration: %s",
+		      why);
+		xfree(why);
+	} else {
+		info("select/morpheus: reloaded morpheus.conf, fabric and inventory");
+		nodes_changed = true;
+		_status_service_locked();
+	}
+	if (!engine || !jobs)
+		goto fini;
+
+	running.ids = xcalloc(list_count(jobs) + 1, sizeof(uint64_t));
+	list_for_each(jobs, _append_running, &running);
+	if ((n = morpheus_reconcile(engine, running.ids, running.count, &err)) < 0)
+		error("select/morpheus: reconcile with running jobs failed: %s", err.message);
+	else if (n > 0)
+		info("select/morpheus: released %d reservations of jobs that are no longer running",
+		     n);
+	else
+		debug("select/morpheus: ledger agrees with the %zu running jobs", running.count);
+	list_for_each(jobs, _restore_missing, &restored);
+	if (restored)
+		info("select/morpheus: %d jobs recovered running without a reservation", restored);
+fini:
+	slurm_mutex_unlock(&glue_lock);
+	xfree(running.ids);
+}
+
+extern int placement_submit_check(char **spank_env, uint32_t spank_env_size,
+				  uint32_t min_nodes, uint32_t uid, char **err_msg)
+{
+	morpheus_request_t req;
+	morpheus_error_t err;
+	int rc = SLURM_SUCCESS, wants;
+
+	if (!configured)
+		return SLURM_SUCCESS;
+	memset(&req, 0, sizeof(req));
+	req.uid = uid;
+	req.nodes = ((min_nodes == NO_VAL) || !min_nodes) ? 1 : min_nodes;
+	if ((wants = morpheus_request_from_env(spank_env, spank_env_size, &req, &err)) < 0) {
+		*err_msg = _err_text(&err);
+		return ESLURM_INVALID_TRES; /* closest code to "a resource request is malformed" */
+	}
+	if (!wants)
+		return SLURM_SUCCESS;
+
+	slurm_mutex_lock(&glue_lock);
+	/* No engine: the request may be fine once the files are fixed; job_test holds it. */
+	if (engine && (morpheus_check_feasible(engine, &req, &err) < 0)) {
+		*err_msg = _err_text(&err);
+		info("select/morpheus: submission by uid %u rejected: %s", uid, *err_msg);
+		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	}
+	slurm_mutex_unlock(&glue_lock);
+	return rc;
+}
