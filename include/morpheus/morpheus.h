@@ -41,6 +41,11 @@ morpheus_engine_t *morpheus_engine_open(const char *conf_path, const char *defau
 					morpheus_error_t *err);
 void morpheus_engine_close(morpheus_engine_t **engine);
 
+/* Every change to the ledger is on disk (written and renamed, so a SIGKILL loses nothing)
+ * before morpheus_reserve()/morpheus_release() return; this fsyncs it, for power loss, at a
+ * pace of the caller's choosing (select/morpheus: once a second). Closing syncs too. */
+int morpheus_engine_sync(morpheus_engine_t *engine, morpheus_error_t *err);
+
 /* Re-reads morpheus.conf, fabric and inventory; validates everything before swapping it in.
  * On error the last good state stays and -1 is returned. */
 int morpheus_engine_reload(morpheus_engine_t *engine, morpheus_error_t *err);

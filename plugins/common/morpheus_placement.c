@@ -204,6 +204,9 @@ static void *_watch_inventory(void *arg)
 	while (!watcher_stop) {
 		count = 0;
 		if (engine) {
+			morpheus_error_t err;
+			if (morpheus_engine_sync(engine, &err) < 0)
+				error("select/morpheus: ledger fsync: %s", err.message);
 			_refresh_inventory_locked();
 			_status_service_locked();
 			count = morpheus_jobs_newly_affected(engine, affected, 256);

@@ -117,8 +117,21 @@ MORPHEUS_API morpheus_engine_t *morpheus_engine_open(const char *conf_path, cons
     return e;
 }
 
+MORPHEUS_API int morpheus_engine_sync(morpheus_engine_t *e, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.sync();
+        return 0;
+    });
+}
+
 MORPHEUS_API void morpheus_engine_close(morpheus_engine_t **engine) {
     if (!engine || !*engine) return;
+    try {
+        std::lock_guard<std::mutex> g((*engine)->engine.lock());
+        (*engine)->engine.sync();
+    } catch (...) {
+    }
     delete *engine;
     *engine = nullptr;
 }
@@ -204,15 +217,18 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
         if (d.verdict != Verdict::Placed) throw InputError("", "", "Morpheus: " + d.reason);
         auto p = std::make_unique<morpheus_plan>();
         p->model = e->engine.model_ptr();
-        // The decision first, then other eligible single pods, so the node selector can widen
-        // when it refuses the best (e.g. CPUs or GRES busy on those nodes).
+        // The decision first; then, in one step, every other pod that can take the job, so the
+        // node selector can widen when it refuses the best (CPUs or GRES busy there) at the
+        // cost of one more call, not one per pod: each call is a full cons_tres job_test.
         p->steps.push_back(d.placement.pods);
-        constexpr size_t kMaxSteps = 8;
+        std::vector<PodShare> others;
         for (const PodAssessment &a : d.pods) {
-            if (a.ruled_out != RuleOut::None || p->steps.size() >= kMaxSteps) break;
-            if (d.placement.pods.size() == 1 && a.pod == d.placement.pods[0].pod) continue;
-            p->steps.push_back({{a.pod, a.nodes_needed}});
+            if (a.ruled_out != RuleOut::None) break;
+            bool chosen = false;
+            for (const PodShare &s : d.placement.pods) chosen = chosen || s.pod == a.pod;
+            if (!chosen) others.push_back({a.pod, a.nodes_needed});
         }
+        if (!others.empty()) p->steps.push_back(others);
         for (const auto &step : p->steps) {
             std::string names;
             for (const PodShare &s : step) names += (names.empty() ? "" : ",") + m.fabric().pods[s.pod].name;
@@ -258,8 +274,9 @@ MORPHEUS_API int morpheus_reserve(morpheus_engine_t *e, const morpheus_request_t
 MORPHEUS_API int morpheus_release(morpheus_engine_t *e, uint64_t job_id, morpheus_error_t *err) {
     return guarded(err, [&] {
         std::lock_guard<std::mutex> g(e->engine.lock());
-        const DecisionRecord *r = e->engine.decisions().find(job_id);
-        if (r && r->verdict != "placed") e->engine.decisions().forget(job_id);  // ended while pending
+        // The job ended (or was requeued, and will be decided afresh): its decision goes, so
+        // the log holds live jobs only and slurmctld's memory does not grow with the stream.
+        e->engine.decisions().forget(job_id);
         return e->engine.release(job_id) ? 1 : 0;
     });
 }

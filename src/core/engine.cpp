@@ -85,7 +85,16 @@ void Engine::mark_affected() {
     if (changed) save();
 }
 
-void Engine::save() { ledger_.save(state_file_, model_->fabric()); }
+void Engine::save() {
+    ledger_.save(state_file_, model_->fabric(), false);
+    unsynced_ = true;
+}
+
+void Engine::sync() {
+    if (!unsynced_) return;
+    Ledger::sync_file(state_file_);
+    unsynced_ = false;
+}
 
 Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nodes) {
     const ClusterModel &m = *model_;

@@ -36,6 +36,10 @@ public:
     // Reserves blades for the nodes Slurm allocated; persists before returning.
     Reservation reserve(const Request &req, const std::vector<uint32_t> &nodes);
     bool release(uint64_t job_id);
+    // fsyncs the ledger if it changed since the last sync. Reservations are written (atomic
+    // rename) before reserve()/release() return, which survives SIGKILL; the fsync that also
+    // survives power loss is batched here, once a second, off slurmctld's scheduling path.
+    void sync();
     size_t reconcile(const std::vector<uint64_t> &running);
     std::vector<uint64_t> jobs_on_failed_blades() const;
     // Jobs that came to hold memory on a failed blade since the last call: each is handed to
@@ -66,6 +70,7 @@ private:
     std::string inventory_stamp_;
     int64_t inventory_checked_ = 0;
     std::vector<uint64_t> newly_affected_;
+    bool unsynced_ = false;
     DecisionLog decisions_;
     std::mutex mutex_;
 };

@@ -87,7 +87,23 @@ struct JsonRef {
     ~JsonRef() { json_decref(p); }
 };
 
-void write_all_synced(const std::string &path, const std::string &data) {
+std::string directory_of(const std::string &path) {
+    std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+    return dir.empty() ? "/" : dir;
+}
+
+void fsync_directory(const std::string &path) {
+    int dfd = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        ::fsync(dfd);  // makes the rename itself durable
+        ::close(dfd);
+    }
+}
+
+// Writes a temporary file and renames it over `path`: a reader (or a restart after SIGKILL)
+// sees the old or the new content, never a mix. With `durable`, both are fsync'ed first, so
+// a power loss cannot lose it either.
+void write_all_synced(const std::string &path, const std::string &data, bool durable) {
     std::string tmp = path + ".new";
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) throw InputError(tmp, "", std::string("cannot write: ") + std::strerror(errno),
@@ -103,22 +119,25 @@ void write_all_synced(const std::string &path, const std::string &data) {
         }
         off += static_cast<size_t>(n);
     }
-    if (::fsync(fd) != 0 || ::close(fd) != 0)
+    if ((durable && ::fsync(fd) != 0) || ::close(fd) != 0)
         throw InputError(tmp, "", std::string("fsync failed: ") + std::strerror(errno));
     if (::rename(tmp.c_str(), path.c_str()) != 0)
         throw InputError(path, "", std::string("rename failed: ") + std::strerror(errno));
-    std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-    if (dir.empty()) dir = "/";
-    int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        ::fsync(dfd);  // make the rename itself durable
-        ::close(dfd);
-    }
+    if (durable) fsync_directory(path);
 }
 
 }  // namespace
 
-void Ledger::save(const std::string &path, const Fabric &fabric) const {
+void Ledger::sync_file(const std::string &path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    int rc = ::fsync(fd);
+    ::close(fd);
+    if (rc != 0) throw InputError(path, "", std::string("fsync failed: ") + std::strerror(errno));
+    fsync_directory(path);
+}
+
+void Ledger::save(const std::string &path, const Fabric &fabric, bool durable) const {
     JsonRef root{json_object()};
     json_object_set_new(root.p, "version", json_integer(1));
     json_t *jobs = json_array();
@@ -157,7 +176,7 @@ void Ledger::save(const std::string &path, const Fabric &fabric) const {
     json_object_set_new(root.p, "jobs", jobs);
     char *text = json_dumps(root.p, JSON_INDENT(1) | JSON_SORT_KEYS);
     std::unique_ptr<char, decltype(&std::free)> guard(text, &std::free);
-    write_all_synced(path, std::string(text) + "\n");
+    write_all_synced(path, std::string(text) + "\n", durable);
 }
 
 Ledger Ledger::load(const std::string &path, const Fabric &fabric, std::vector<std::string> *warnings) {

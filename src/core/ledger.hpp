@@ -58,7 +58,10 @@ public:
     size_t blade_count() const { return reserved_.size(); }
 
     // Persistent form keeps blade and pod names, so a changed fabric can be re-bound.
-    void save(const std::string &path, const Fabric &fabric) const;
+    // Always atomic (temporary file, rename): a SIGKILL never leaves a torn file. `durable`
+    // also fsyncs before returning; otherwise call sync_file() later (power-loss safety).
+    void save(const std::string &path, const Fabric &fabric, bool durable = true) const;
+    static void sync_file(const std::string &path);
     // Loads `path` against `fabric`; a missing file is an empty ledger. Segments on blades no
     // longer in the fabric are dropped with a warning in `warnings`.
     static Ledger load(const std::string &path, const Fabric &fabric, std::vector<std::string> *warnings);

@@ -60,10 +60,12 @@ expand_nodes() {
 # A free TCP port block: base, base+1, ... base+count.
 free_port_base() {
 	local count=$1 base p busy
-	for base in $(shuf -i 20000-50000 -n 20); do
+	# Below the kernel's ephemeral range (ip_local_port_range, 32768 and up here): a port
+	# there can be taken by any outgoing connection between this check and the bind.
+	for base in $(shuf -i 20000-32000 -n 20); do
 		busy=0
 		for ((p = base; p <= base + count; p++)); do
-			if ss -Hltn "sport = :$p" | grep -q .; then busy=1; break; fi
+			if ss -Hatn "sport = :$p" | grep -q .; then busy=1; break; fi
 		done
 		[ $busy = 0 ] && { echo "$base"; return; }
 	done
