@@ -8,12 +8,15 @@
 
 #include "engine.hpp"
 #include "explain.hpp"
+#include "capi_guard.hpp"
 #include "input_error.hpp"
 #include "morpheus/morpheus.h"
 #include "status_queries.hpp"
 #include "status_service.hpp"
 
 using namespace morpheus;
+using morpheus::capi::guarded;
+using morpheus::capi::set_error;
 
 struct morpheus_engine {
     Engine engine;
@@ -27,43 +30,9 @@ struct morpheus_plan {
     std::shared_ptr<const ClusterModel> model;
 };
 
-#define MORPHEUS_API extern "C" __attribute__((visibility("default")))
 
 namespace {
 
-void copy_into(char *dst, size_t size, const std::string &src) {
-    std::strncpy(dst, src.c_str(), size - 1);
-    dst[size - 1] = '\0';
-}
-
-void set_error(morpheus_error_t *err, const std::string &file, const std::string &where, const std::string &message) {
-    if (!err) return;
-    copy_into(err->file, sizeof err->file, file);
-    copy_into(err->where, sizeof err->where, where);
-    copy_into(err->message, sizeof err->message, message);
-}
-
-void clear_error(morpheus_error_t *err) {
-    if (err) set_error(err, "", "", "");
-}
-
-// Runs f, turning any exception into -1 and a filled error.
-template <typename F>
-int guarded(morpheus_error_t *err, F &&f) {
-    try {
-        clear_error(err);
-        return f();
-    } catch (const InputError &e) {
-        set_error(err, e.file(), e.where(), e.what());
-    } catch (const std::bad_alloc &) {
-        set_error(err, "", "", "out of memory");
-    } catch (const std::exception &e) {
-        set_error(err, "", "", std::string("internal error: ") + e.what());
-    } catch (...) {
-        set_error(err, "", "", "internal error");
-    }
-    return -1;
-}
 
 char *dup_or_null(const std::string &s) {
     char *p = static_cast<char *>(std::malloc(s.size() + 1));
