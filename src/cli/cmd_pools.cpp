@@ -104,13 +104,21 @@ std::string render_pools(const std::string &status_text) {
                   format_size(df).c_str(), format_size(pc).c_str(), format_size(pr).c_str(), format_size(pf).c_str(),
                   json_array_size(jobs));
     out += line;
-    Table pt({"POD", "NODES", "HOT_BOUND", "HOT_BLADES", "HOT_CAPACITY", "HOT_RESERVED", "HOT_FREE", "NEAREST"});
+    std::vector<std::string> headers = {"POD", "NODES", "HOT_BOUND", "HOT_BLADES", "HOT_CAPACITY", "HOT_RESERVED", "HOT_FREE", "NEAREST"};
     json_t *p;
+    json_t *first_classes = json_object_get(json_array_get(pods, 0), "hot_free_by_class");
+    size_t k;
+    json_t *c;
+    json_array_foreach(first_classes, k, c) headers.push_back("FREE@" + format_latency(num(c, "bound_ns")));
+    Table pt(headers);
     json_array_foreach(pods, i, p) {
         json_t *near = json_object_get(p, "nearest_blade_ns");
-        pt.add({str(p, "pod"), str(p, "nodes"), format_latency(num(p, "hot_bound_ns")), std::to_string(num(p, "hot_blades")),
-                format_size(num(p, "hot_capacity")), format_size(num(p, "hot_reserved")), format_size(num(p, "hot_free")),
-                json_is_integer(near) ? format_latency(json_integer_value(near)) : "-"});
+        std::vector<std::string> row = {str(p, "pod"), str(p, "nodes"), format_latency(num(p, "hot_bound_ns")),
+                                        std::to_string(num(p, "hot_blades")), format_size(num(p, "hot_capacity")),
+                                        format_size(num(p, "hot_reserved")), format_size(num(p, "hot_free")),
+                                        json_is_integer(near) ? format_latency(json_integer_value(near)) : "-"};
+        json_array_foreach(json_object_get(p, "hot_free_by_class"), k, c) row.push_back(format_size(num(c, "free")));
+        pt.add(row);
     }
     out += pt.render() + "\n";
     Table bt({"BLADE", "STATE", "LOAD", "DRAM", "DRAM_RESV", "DRAM_FREE", "PMEM", "PMEM_RESV", "PMEM_FREE"});

@@ -252,6 +252,21 @@ std::string status_json(const ClusterModel &m, const Ledger &l, long viewer) {
         json_object_set_new(o, "hot_free", json_integer(static_cast<json_int_t>(fr)));
         json_object_set_new(o, "nearest_blade_ns",
                             m.latency().nearest(p) == kUnreachable ? json_null() : json_integer(m.latency().nearest(p)));
+        // Free hot memory by latency class: half, once and twice the default bound, so an
+        // admin sees what a tight, a default and a loose --mem-hot-latency would find.
+        json_t *classes = json_array();
+        for (uint64_t cls : {bound / 2, bound, bound * 2}) {
+            uint64_t free_in = 0;
+            for (uint32_t b : m.latency().blades_by_latency(p)) {
+                if (m.latency().latency(p, b) > cls) break;
+                if (inv.admits(b)) free_in += l.free(b, Tier::Dram, inv);
+            }
+            json_t *c = json_object();
+            json_object_set_new(c, "bound_ns", json_integer(static_cast<json_int_t>(cls)));
+            json_object_set_new(c, "free", json_integer(static_cast<json_int_t>(free_in)));
+            json_array_append_new(classes, c);
+        }
+        json_object_set_new(o, "hot_free_by_class", classes);
         json_array_append_new(pods, o);
     }
     json_object_set_new(root, "pods", pods);
