@@ -10,6 +10,8 @@ git clone -q "$top" "$dir"
 cd "$dir"
 ./autogen.sh >/dev/null 2>&1
 ./configure --enable-sanitizers --with-slurm=/nonexistent >/dev/null
+# The clone is not beside ../shared; the tests that read it are told where it is.
+[ -d "$top/../shared/reference/nccl-topo" ] && export MORPHEUS_NCCL_REFERENCE_DIR=$top/../shared/reference/nccl-topo
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 make -j"$(nproc)" check
 echo "sanitizers: make check passed under ASan+UBSan"
