@@ -322,7 +322,7 @@ static void vocabulary_is_the_reference_files_vocabulary(void **) {
     // subset of theirs. They live outside the project (shared/reference): a missing folder
     // fails the test, as every test that reads ../shared does.
     const char *env = std::getenv("MORPHEUS_NCCL_REFERENCE_DIR");
-    std::string dir = env ? env : top_srcdir("../shared/reference/nccl-topo");
+    std::string dir = env ? env : std::string(SHARED_DIR) + "/reference/nccl-topo";
     DIR *d = opendir(dir.c_str());
     if (!d) {
         std::fprintf(stderr,
