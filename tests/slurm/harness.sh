@@ -126,6 +126,7 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	KillWait=2
 	MinJobAge=${E2E_MIN_JOB_AGE:-600}
 	MaxJobCount=${E2E_MAX_JOB_COUNT:-20000}
+	MaxArraySize=10001
 	InactiveLimit=0
 	SlurmdTimeout=300
 	StateSaveLocation=$run/state
