@@ -12,22 +12,15 @@ jobs=${1:-3000}
 out=$(mktemp -d /tmp/morpheus-throughput-XXXXXX)
 
 # One run inside the harness: prints "key value" lines into $out/$E2E_SELECT_NAME.
+cp "$here/job_stream.sh" "$out/"
 cat >"$out/stream.sh" <<'STREAM'
 #!/bin/bash
 set -euo pipefail
 jobs=$1 name=$2 out=$3
-rss() { awk '/VmRSS/ {print $2}' "/proc/$(cat "$E2E_RUN/slurmctld.pid")/status"; }
-scontrol update partitionname=gpu state=down >/dev/null   # queue everything, then let go
-# A mix of requests, the same for both selectors: hot inside 400ns, hot plus cold, cold only,
-# and no Morpheus flags; four arrays of jobs/4 one-node jobs each. Every pod meets these
-# bounds, so both selectors may use all 16 nodes and the figures compare what select/morpheus
-# costs slurmctld, not what a tighter placement costs the queue (that is the simulator's job).
+. "$(dirname "$0")/job_stream.sh"
 per=$((jobs / 4))
 t0=$(date +%s.%N)
-sbatch -Q --array=1-$per -N1 -o /dev/null --wrap true
-sbatch -Q --array=1-$per -N1 -o /dev/null --mem-hot=32G --mem-hot-latency=400ns --wrap true
-sbatch -Q --array=1-$per -N1 -o /dev/null --mem-hot=16G --mem-cold=64G --wrap true
-sbatch -Q --array=1-$per -N1 -o /dev/null --mem-cold=128G --wrap true
+submit_mix "$per"
 rss0=$(rss)
 scontrol update partitionname=gpu state=up >/dev/null
 sdiag -r >/dev/null
