@@ -380,7 +380,27 @@ static void _set_reason(job_record_t *job_ptr, const char *why)
 	_touch_jobs();
 }
 
-/* Offers cons_tres the plan's node sets one at a time, best first. */
+#define NO_STEP ((size_t) -1)
+
+/* narrowed = the nodes of bitmap that the plan's step k allows; false if fewer than
+ * min_nodes remain. */
+static bool _narrow_to_step(morpheus_plan_t *plan, size_t k, bitstr_t *bitmap,
+			    bitstr_t *narrowed, uint8_t *allowed, uint32_t min_nodes)
+{
+	int nbits = bit_size(bitmap);
+
+	morpheus_plan_step_nodes(plan, k, allowed);
+	bit_copybits(narrowed, bitmap);
+	for (int i = 0; i < nbits; i++) {
+		int f;
+		if (bit_test(narrowed, i) && (((f = _fabric_index(i)) < 0) || !allowed[f]))
+			bit_clear(narrowed, i);
+	}
+	return bit_set_count(narrowed) >= min_nodes;
+}
+
+/* Offers cons_tres the plan's node sets one at a time, best first. RUN_NOW takes the first
+ * it accepts; WILL_RUN (backfill asks "when?") the one that starts soonest. */
 static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			     uint16_t mode, placement_try_fn try_fn, void *try_arg,
 			     const morpheus_request_t *req, bool *refused)
@@ -392,7 +412,9 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	morpheus_plan_t *plan = NULL;
 	morpheus_error_t err;
 	int rc = SLURM_ERROR, nbits = bit_size(bitmap);
-	size_t steps;
+	bitstr_t *best_nodes = NULL;
+	size_t steps, best = NO_STEP, last_tried = NO_STEP;
+	time_t best_start = 0;
 
 	for (int i = 0; i < nbits; i++) {
 		int f;
@@ -413,23 +435,46 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	narrowed = bit_alloc(nbits);
 	steps = morpheus_plan_steps(plan);
 	for (size_t k = 0; k < steps; k++) {
-		morpheus_plan_step_nodes(plan, k, allowed);
-		bit_copybits(narrowed, bitmap);
-		for (int i = 0; i < nbits; i++) {
-			int f;
-			if (bit_test(narrowed, i) && (((f = _fabric_index(i)) < 0) || !allowed[f]))
-				bit_clear(narrowed, i);
-		}
-		if (bit_set_count(narrowed) < min_nodes)
+		if (!_narrow_to_step(plan, k, bitmap, narrowed, allowed, min_nodes))
 			continue;
 		rc = try_fn(try_arg, narrowed);
+		last_tried = k;
 		log_flag(SELECT_TYPE, "select/morpheus: %pJ mode %u step %zu/%zu (%s): %s",
 			 job_ptr, mode, k + 1, steps, morpheus_plan_step_pods(plan, k),
 			 rc == SLURM_SUCCESS ? "accepted" : "refused by cons_tres");
-		if (rc == SLURM_SUCCESS) {
+		if (rc != SLURM_SUCCESS)
+			continue;
+		if ((mode != SELECT_MODE_WILL_RUN) || (job_ptr->start_time <= time(NULL))) {
 			bit_copybits(bitmap, narrowed);
-			break;
+			goto fini;
 		}
+		/* cons_tres accepts a busy pod with a late start: keep the earliest. After a
+		 * crash, jobs Slurm wrongly believes running can hold the best pod for their
+		 * whole time limit while the other pods stand idle. */
+		if ((best == NO_STEP) || (job_ptr->start_time < best_start)) {
+			best = k;
+			best_start = job_ptr->start_time;
+			FREE_NULL_BITMAP(best_nodes);
+			best_nodes = bit_copy(narrowed);
+		}
+	}
+	if (best != NO_STEP) {
+		/* The start time and preemptee list cons_tres left are those of its last
+		 * run: if that was not the best step, run the best one again. */
+		rc = SLURM_ERROR;
+		if (best == last_tried) {
+			rc = SLURM_SUCCESS;
+			bit_copybits(narrowed, best_nodes);
+		} else if (_narrow_to_step(plan, best, bitmap, narrowed, allowed, min_nodes)) {
+			rc = try_fn(try_arg, narrowed);
+		}
+		if (rc == SLURM_SUCCESS) {
+			job_ptr->start_time = MIN(job_ptr->start_time, best_start);
+			bit_copybits(bitmap, narrowed);
+		}
+		log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld on step %zu/%zu (%s)",
+			 job_ptr, (long) job_ptr->start_time, best + 1, steps,
+			 morpheus_plan_step_pods(plan, best));
 	}
 	/* Every pod the core offered was refused by cons_tres (CPUs, GRES, memory busy): the
 	 * job waits like any other job, with Slurm's own reason. */
@@ -437,6 +482,7 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 fini:
 	morpheus_plan_destroy(&plan);
 	FREE_NULL_BITMAP(narrowed);
+	FREE_NULL_BITMAP(best_nodes);
 	xfree(free_nodes);
 	xfree(allowed);
 	return rc;
