@@ -8,7 +8,8 @@ hot_reserved() { # bytes of DRAM reserved on all blades, from the CLI over the l
 }
 base=$(hot_reserved)
 
-done_job=$(submit -N1 --mem-hot=64G --mem-hot-latency=250ns -o /dev/null --wrap 'sleep 2')
+# Long enough that a loaded machine still finds it running when it looks at the ledger.
+done_job=$(submit -N1 --mem-hot=64G --mem-hot-latency=250ns -o /dev/null --wrap 'sleep 6')
 wait_state "$done_job" RUNNING 20
 ledger_has "$done_job" || fail "running job $done_job not in the ledger"
 assert_eq "DRAM reserved while $done_job runs" $((base + 64 * 1024 ** 3)) "$(hot_reserved)"
