@@ -50,6 +50,20 @@ job_field() {
 
 # wait_state JOB REGEX [TIMEOUT]: until the job's state matches (COMPLETED counts when the
 # job left squeue: MinJobAge keeps it in scontrol).
+# wait_morpheus_reason JOB: until the job's pending reason is Morpheus's in squeue and in
+# scontrol (at most 15 s); sets squeue_reason and scontrol_reason to what was read then. On
+# 22.05 the main scheduler sets it; on 24.11 backfill does, once a pass has tested the job,
+# and the main scheduler writes "Resources" over it between passes.
+wait_morpheus_reason() {
+	local _i
+	for _i in $(seq 60); do
+		squeue_reason=$(squeue -h -j "$1" -o %r)
+		scontrol_reason=$(job_field "$1" Reason)
+		[[ $squeue_reason =~ ^Morpheus ]] && [[ $scontrol_reason =~ ^Morpheus ]] && return 0
+		sleep 0.25
+	done
+}
+
 wait_state() {
 	local job=$1 want=$2 timeout=${3:-30} t0 st
 	t0=$(date +%s)

@@ -9,9 +9,10 @@ wait_state "$first" RUNNING 20
 second=$(submit -N1 --mem-hot=800G --mem-hot-latency=250ns -o /dev/null --wrap 'sleep 300')
 sleep 3 # several scheduling passes (sched_min_interval=0, bf_interval=1)
 assert_eq "state of the second job" PENDING "$(job_state "$second")"
-reason=$(squeue -h -j "$second" -o '%r')
+wait_morpheus_reason "$second"
+reason=$squeue_reason
 assert_match "squeue reason of $second" '^Morpheus: .*250ns' "$reason"
-assert_match "scontrol Reason of $second" '^Morpheus:' "$(job_field "$second" Reason)"
+assert_match "scontrol Reason of $second" '^Morpheus:' "$scontrol_reason"
 assert_no_overcommit
 
 third=$(submit -N1 --mem-hot=800G --mem-hot-latency=300ns -o /dev/null --wrap 'sleep 300')

@@ -28,10 +28,9 @@ touch -d '+2 seconds' "$inv" # a new mtime even within the same second
 sleep 1.5
 # blade1 was pod1's only blade within 250ns: now nothing qualifies, the job waits.
 waiting=$(submit -N1 --mem-hot=64G --mem-hot-latency=250ns -o /dev/null --wrap 'sleep 1')
-# The reason is Morpheus's once a scheduling pass (or, on 24.11, a backfill pass) tested it.
-for _ in $(seq 60); do [[ $(squeue -h -j "$waiting" -o %r) =~ ^Morpheus ]] && break; sleep 0.25; done
+wait_morpheus_reason "$waiting"
 assert_eq "state with blade1 failed" PENDING "$(job_state "$waiting")"
-assert_match "reason with blade1 failed" '^Morpheus: ' "$(squeue -h -j "$waiting" -o %r)"
+assert_match "reason with blade1 failed" '^Morpheus: ' "$squeue_reason"
 grep -q 'select/morpheus: inventory changed, re-read' "$E2E_RUN/log/slurmctld.log" ||
 	fail "no inventory re-read in the log"
 cp "$TEST_TMP/inventory.good" "$inv"

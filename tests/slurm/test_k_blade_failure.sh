@@ -34,7 +34,7 @@ set_blade1 failed 2
 wait_state "$job" PENDING 15
 # Slurm holds a requeued batch job for cred_expire (BeginTime) first, then Morpheus does.
 for i in $(seq 120); do r=$(squeue -h -j "$job" -o %r); [[ $r =~ ^Morpheus ]] && break; [ $((i % 8)) = 0 ] && note "t=$((i/4))s reason $r"; sleep 0.25; done
-assert_match "reason after requeue" '^Morpheus: .*failed or draining' "$(squeue -h -j "$job" -o %r)"
+assert_match "reason after requeue" '^Morpheus: .*failed or draining' "$r"
 sleep 2
 assert_eq "log lines for the requeue" 1 "$(grep -c "JobId=$job holds memory on a failed blade: BladeFailurePolicy=requeue" "$E2E_RUN/log/slurmctld.log")"
 out=$(morpheus_cli jobs "${server[@]}" -j "$job") || fail "morpheus jobs: $out"
