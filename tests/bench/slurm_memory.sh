@@ -57,7 +57,7 @@ set -euo pipefail
 jobs=$1 data=$2
 . "$(dirname "$0")/burst.sh"
 heaptrack -o "$data" -p "$(cat "$E2E_RUN/slurmctld.pid")" >"$data.log" 2>&1 &
-for _ in $(seq 120); do grep -q "injection finished" "$data.log" && break; sleep 0.5; done
+for _ in $(seq 120); do grep -qs "injection finished" "$data.log" && break; sleep 0.5; done
 grep -q "injection finished" "$data.log" || { echo "heaptrack did not attach: $(tail -5 "$data.log")" >&2; exit 1; }
 burst "$jobs"
 scontrol shutdown >/dev/null
