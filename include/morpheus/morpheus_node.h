@@ -30,13 +30,17 @@ typedef struct morpheus_node_job {
 	uint64_t job_id;
 	uint32_t step_id;
 	int64_t uid, gid;         /* the job's user; files are given to it when called as root. -1: unknown */
-	const char *tmpdir;       /* the job's private temporary directory; NULL or "": the job's $TMPDIR, else /tmp */
+	const char *tmpdir;       /* the site's node-local directory ("%n": node name); NULL or "": $TMPDIR, else /tmp */
 	const char *node_name;    /* this node's Slurm name (SLURMD_NODENAME); NULL: the host name */
 	const char *topology_xml; /* an hwloc XML to read instead of this machine (tests); NULL: live */
 	int nccl_hints;           /* 1 on, 0 off (--nccl-hints=off), -1: MORPHEUS_NCCL_HINTS from the env, default on */
 	const char *mem_cold;     /* --mem-cold as the option callback saw it; NULL: from the env */
 	morpheus_env_lookup_fn lookup; /* the job's environment (user values, SLURM_*, MORPHEUS_*); NULL: empty */
 	void *lookup_ctx;
+	/* S_JOB_NODEID: this node's place in the step's SLURM_STEP_NODELIST, which names the node
+	 * where SLURMD_NODENAME cannot (before tasks start it is the batch host's, inherited
+	 * through srun). -1: unknown, use node_name. */
+	int32_t step_node_index;
 } morpheus_node_job_t;
 
 typedef struct morpheus_node_result {

@@ -17,7 +17,9 @@
  * settings and the cold-tier memory policy.
  *
  * plugstack.conf arguments: nccl_hints=off (the site's default for --nccl-hints, else on),
- * node_topology=FILE.xml (an hwloc XML to use instead of the live machine, for tests).
+ * node_topology=FILE.xml (an hwloc XML to use instead of the live machine, for tests),
+ * tmpdir=DIR (node-local directory for the step's NCCL file, "%n" = the node's name;
+ * default: the job's $TMPDIR, else /tmp).
  *
  * SPANK specifics (22.05): sbatch/salloc ignore the static spank_options[] table, so every
  * option is registered with spank_option_register() in slurm_spank_init, in all contexts;
@@ -43,9 +45,11 @@ enum morpheus_opt { OPT_MEM_HOT, OPT_MEM_HOT_LATENCY, OPT_MEM_COLD, OPT_NCCL_HIN
 /* Option values as typed; NULL = not given. */
 static char *values[OPT_COUNT];
 
-/* From plugstack.conf: the site's --nccl-hints default and an hwloc XML stand-in. */
+/* From plugstack.conf: the site's --nccl-hints default, an hwloc XML stand-in, and the
+ * node-local directory for the step's files. */
 static const char *site_nccl_hints;
 static const char *node_topology_xml;
+static const char *node_tmpdir;
 
 static int _opt_cb(int val, const char *optarg, int remote);
 
@@ -110,13 +114,15 @@ SPANK_EXPORT int slurm_spank_init(spank_t sp, int ac, char **av)
 	for (int i = 0; i < ac; i++) {
 		if (!strcmp(av[i], "nccl_hints=off") || !strcmp(av[i], "nccl_hints=on"))
 			site_nccl_hints = av[i] + strlen("nccl_hints=");
-		else if (strncmp(av[i], "node_topology=", strlen("node_topology="))) {
-			slurm_error("morpheus: plugstack.conf: unknown argument \"%s\" (known: nccl_hints=on|off, node_topology=FILE.xml)",
+		else if (strncmp(av[i], "node_topology=", strlen("node_topology=")) &&
+			 strncmp(av[i], "tmpdir=", strlen("tmpdir="))) {
+			slurm_error("morpheus: plugstack.conf: unknown argument \"%s\" (known: nccl_hints=on|off, node_topology=FILE.xml, tmpdir=DIR)",
 				    av[i]);
 			return -1;
 		}
 	}
-	node_topology_xml = morpheus_spank_node_topology_arg(ac, av);
+	node_topology_xml = morpheus_spank_arg(ac, av, "node_topology=");
+	node_tmpdir = morpheus_spank_arg(ac, av, "tmpdir=");
 	for (struct spank_option *o = options; o->name; o++) {
 		if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
 			slurm_error("morpheus: cannot register --%s", o->name);
@@ -167,7 +173,7 @@ static struct morpheus_spank_node_args _node_args(void)
 {
 	struct morpheus_spank_node_args a = {
 		values[OPT_NCCL_HINTS] ? values[OPT_NCCL_HINTS] : site_nccl_hints,
-		values[OPT_MEM_COLD], node_topology_xml
+		values[OPT_MEM_COLD], node_topology_xml, node_tmpdir
 	};
 	return a;
 }

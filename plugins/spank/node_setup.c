@@ -38,7 +38,7 @@ static int _hints(const struct morpheus_spank_node_args *args)
 static void _job(spank_t sp, const struct morpheus_spank_node_args *args, morpheus_node_job_t *job,
 		 char *node, int node_len)
 {
-	uint32_t job_id = 0, step_id = 0;
+	uint32_t job_id = 0, step_id = 0, node_id = 0;
 	uid_t uid;
 	gid_t gid;
 
@@ -51,11 +51,15 @@ static void _job(spank_t sp, const struct morpheus_spank_node_args *args, morphe
 		job->step_id = step_id;
 	if (spank_get_item(sp, S_JOB_UID, &uid) == ESPANK_SUCCESS)
 		job->uid = uid;
+	/* This node's index in the step's node list: the core names the node from it. */
+	job->step_node_index = -1;
+	if ((spank_get_item(sp, S_JOB_NODEID, &node_id) == ESPANK_SUCCESS) && (node_id <= INT32_MAX))
+		job->step_node_index = (int32_t) node_id;
 	if (spank_get_item(sp, S_JOB_GID, &gid) == ESPANK_SUCCESS)
 		job->gid = gid;
 	if (spank_getenv(sp, "SLURMD_NODENAME", node, node_len) == ESPANK_SUCCESS)
 		job->node_name = node;
-	job->tmpdir = NULL; /* the core takes the job's $TMPDIR, else /tmp */
+	job->tmpdir = args ? args->tmpdir : NULL; /* NULL: the core takes $TMPDIR, else /tmp */
 	job->topology_xml = args ? args->topology_xml : NULL;
 	job->nccl_hints = _hints(args);
 	job->mem_cold = args ? args->mem_cold : NULL;
@@ -63,7 +67,7 @@ static void _job(spank_t sp, const struct morpheus_spank_node_args *args, morphe
 	job->lookup_ctx = sp;
 }
 
-/* Sets NAME=VALUE pairs without overwriting: a value the user set wins. */
+/* Sets the NAME=VALUE pairs the core chose (a value the user set is never among them). */
 static void _apply(spank_t sp, const morpheus_node_result_t *res)
 {
 	for (size_t i = 0; i < res->env_count; i++) {
@@ -73,7 +77,9 @@ static void _apply(spank_t sp, const morpheus_node_result_t *res)
 		if (!eq)
 			continue;
 		*eq = '\0';
-		rc = spank_setenv(sp, res->env[i], eq + 1, 0);
+		/* The core left out every name the user set; what it returns replaces values an
+		 * earlier step of ours set (srun hands the batch host's values to every node). */
+		rc = spank_setenv(sp, res->env[i], eq + 1, 1);
 		if ((rc != ESPANK_SUCCESS) && (rc != ESPANK_ENV_EXISTS))
 			slurm_error("morpheus: cannot set %s: %s", res->env[i], spank_strerror(rc));
 		*eq = '=';
@@ -142,13 +148,13 @@ int morpheus_spank_node_cleanup(spank_t sp)
 	return 0;
 }
 
-const char *morpheus_spank_node_topology_arg(int ac, char **av)
+const char *morpheus_spank_arg(int ac, char **av, const char *key)
 {
-	static const char key[] = "node_topology=";
+	size_t len = strlen(key);
 
 	for (int i = 0; i < ac; i++) {
-		if (av[i] && !strncmp(av[i], key, sizeof(key) - 1))
-			return av[i] + sizeof(key) - 1;
+		if (av[i] && !strncmp(av[i], key, len))
+			return av[i] + len;
 	}
 	return NULL;
 }

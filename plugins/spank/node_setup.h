@@ -13,6 +13,7 @@ struct morpheus_spank_node_args {
 	const char *nccl_hints;   /* --nccl-hints value ("on"/"off"), NULL: not given (default on) */
 	const char *mem_cold;     /* --mem-cold value, NULL: not given (the job env is consulted) */
 	const char *topology_xml; /* plugstack.conf node_topology=FILE, NULL: this machine */
+	const char *tmpdir;       /* plugstack.conf tmpdir=DIR (%n: node name), NULL: $TMPDIR */
 };
 
 /*
@@ -33,7 +34,7 @@ int morpheus_spank_node_task(spank_t sp, const struct morpheus_spank_node_args *
 /* From slurm_spank_exit (remote): removes the file morpheus_spank_node_setup wrote. Returns 0. */
 int morpheus_spank_node_cleanup(spank_t sp);
 
-/* The value of "node_topology=FILE" among the plugin's plugstack.conf arguments, or NULL. */
-const char *morpheus_spank_node_topology_arg(int ac, char **av);
+/* The value of "KEY=VALUE" among the plugin's plugstack.conf arguments (key: "node_topology="), or NULL. */
+const char *morpheus_spank_arg(int ac, char **av, const char *key);
 
 #endif /* MORPHEUS_SPANK_NODE_SETUP_H */

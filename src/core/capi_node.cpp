@@ -29,6 +29,7 @@ NodeJob to_job(const morpheus_node_job_t *j) {
     job.gid = static_cast<long>(j->gid);
     job.tmpdir = str(j->tmpdir);
     job.node_name = str(j->node_name);
+    job.step_node_index = j->step_node_index;
     job.topology_xml = str(j->topology_xml);
     job.nccl_hints = j->nccl_hints;
     if (j->mem_cold) job.mem_cold = std::string(j->mem_cold);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "hostlist.hpp"
 #include "units.hpp"
 
 namespace morpheus {
@@ -201,6 +202,19 @@ std::string reservation_environment(const Fabric &f, const Reservation &r) {
     e += "MORPHEUS_HOT_BOUND_NS=" + std::to_string(r.hot_latency_bound_ns) + "\n";
     e += "MORPHEUS_COLD_BLADES=" + segments_words(f, r.segments, Use::Cold) + "\n";
     e += "MORPHEUS_COLD_BYTES=" + std::to_string(cold) + "\n";
+    // Which of the job's nodes sit in which pod, so each node finds its own pod
+    // (MORPHEUS_NODE_POD) when the job spans several: "pod1=gpu[101-102];pod2=gpu201".
+    std::string by_pod;
+    for (const PodShare &share : r.pods) {
+        std::vector<std::string> names;
+        for (const std::string &n : r.nodes) {
+            int i = f.node_index(n);
+            if (i >= 0 && f.node_pod[static_cast<size_t>(i)] == share.pod) names.push_back(n);
+        }
+        if (names.empty()) continue;
+        by_pod += (by_pod.empty() ? "" : ";") + f.pods[share.pod].name + "=" + compress_hostlist(names);
+    }
+    if (!by_pod.empty()) e += "MORPHEUS_POD_NODES=" + by_pod + "\n";
     return e;
 }
 

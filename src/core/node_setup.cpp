@@ -10,6 +10,7 @@
 #include <cstring>
 #include <set>
 
+#include "hostlist.hpp"
 #include "input_error.hpp"
 #include "nccl_topology.hpp"
 #include "units.hpp"
@@ -23,11 +24,6 @@ std::optional<std::string> env_of(const NodeJob &job, const std::string &name) {
     return job.getenv(name);
 }
 
-bool user_set(const NodeJob &job, const std::string &name) {
-    std::optional<std::string> v = env_of(job, name);
-    return v.has_value();
-}
-
 std::vector<std::string> split(const std::string &s, char sep) {
     std::vector<std::string> out;
     size_t pos = 0;
@@ -38,6 +34,28 @@ std::vector<std::string> split(const std::string &s, char sep) {
         pos = next + 1;
     }
 }
+
+// A value this plugin set in an earlier step (listed in MORPHEUS_SET_ENV as NAME=VALUE) and
+// still unchanged: srun carries the batch step's environment to every node, and that value
+// describes the batch host (its NCCL file, its NICs, its pod), not this node.
+bool inherited_from_us(const NodeJob &job, const std::string &name, const std::string &value) {
+    std::optional<std::string> set = env_of(job, kSetEnvName);
+    if (!set) return false;
+    for (const std::string &entry : split(*set, kSetEnvSeparator))
+        if (entry.size() == name.size() + 1 + value.size() && entry.compare(0, name.size(), name) == 0 &&
+            entry[name.size()] == '=' && entry.compare(name.size() + 1, std::string::npos, value) == 0)
+            return true;
+    return false;
+}
+
+// The user's own value of `name`, which always wins; values we set in an earlier step do not count.
+std::optional<std::string> user_value(const NodeJob &job, const std::string &name) {
+    std::optional<std::string> v = env_of(job, name);
+    if (v && inherited_from_us(job, name, *v)) return std::nullopt;
+    return v;
+}
+
+bool user_set(const NodeJob &job, const std::string &name) { return user_value(job, name).has_value(); }
 
 bool hints_on(const NodeJob &job) {
     if (job.nccl_hints >= 0) return job.nccl_hints != 0;
@@ -87,9 +105,28 @@ std::optional<std::vector<unsigned>> job_gpus(const NodeJob &job) {
     return std::nullopt;
 }
 
-std::string pod_of_node(const NodeJob &job) {
-    std::optional<std::string> p = env_of(job, "MORPHEUS_NODE_POD");
+// This node's pod in MORPHEUS_POD_NODES ("pod1=gpu[101-102];pod2=gpu201"), or "".
+std::string pod_in_pod_nodes(const NodeJob &job, const std::string &node) {
+    std::optional<std::string> v = env_of(job, "MORPHEUS_POD_NODES");
+    if (!v || node.empty()) return "";
+    for (const std::string &entry : split(*v, ';')) {
+        size_t eq = entry.find('=');
+        if (eq == std::string::npos || eq == 0) continue;
+        try {
+            for (const std::string &n : expand_hostlist(entry.substr(eq + 1), "MORPHEUS_POD_NODES"))
+                if (n == node) return entry.substr(0, eq);
+        } catch (const InputError &) {
+            return "";  // malformed: no pod rather than a wrong one
+        }
+    }
+    return "";
+}
+
+std::string pod_of_node(const NodeJob &job, const std::string &node) {
+    std::optional<std::string> p = user_value(job, "MORPHEUS_NODE_POD");
     if (p && !p->empty()) return *p;
+    std::string listed = pod_in_pod_nodes(job, node);
+    if (!listed.empty()) return listed;
     p = env_of(job, "MORPHEUS_POD");
     if (p && !p->empty() && p->find(',') == std::string::npos) return *p;
     return "";
@@ -111,7 +148,9 @@ void nccl_settings(const NodeJob &job, const NodeTopology &t, NodeSetup &s) {
     if (!t.gpus.empty() && !user_set(job, "NCCL_TOPO_FILE")) s.nccl_xml = nccl_topology_xml(t);
 
     std::optional<std::vector<unsigned>> gpus = job_gpus(job);
-    std::string pod = pod_of_node(job);
+    std::string node = job.node_name.empty() ? t.hostname : job.node_name;
+    std::string pod = pod_of_node(job, node);
+    if (!pod.empty()) add_env(job, s.env, "MORPHEUS_NODE_POD", pod);
     if (gpus && !gpus->empty()) {
         std::vector<GpuNic> near = nearest_nics(t);
         std::vector<std::string> hcas;
@@ -136,7 +175,6 @@ void nccl_settings(const NodeJob &job, const NodeTopology &t, NodeSetup &s) {
     }
 
     if (!pod.empty()) {
-        std::string node = job.node_name.empty() ? t.hostname : job.node_name;
         std::optional<std::string> slurm_addr = env_of(job, "SLURM_TOPOLOGY_ADDR");
         std::vector<std::string> parts = slurm_addr ? split(*slurm_addr, '.') : std::vector<std::string>{};
         if (!node.empty()) {
@@ -152,15 +190,46 @@ void nccl_settings(const NodeJob &job, const NodeTopology &t, NodeSetup &s) {
 }
 
 std::string tmpdir_of(const NodeJob &job) {
-    if (!job.tmpdir.empty()) return job.tmpdir;
+    if (!job.tmpdir.empty()) {
+        // The site's node-local directory; "%n" stands for this node (Slurm's own convention).
+        std::string dir = job.tmpdir, node = job.node_name;
+        if (node.empty()) {
+            char host[256] = "";
+            if (gethostname(host, sizeof host - 1) == 0) node = host;
+        }
+        for (size_t at = dir.find("%n"); at != std::string::npos; at = dir.find("%n", at + node.size()))
+            dir.replace(at, 2, node);
+        return dir;
+    }
     std::optional<std::string> t = env_of(job, "TMPDIR");
     if (t && !t->empty() && (*t)[0] == '/') return *t;
     return "/tmp";
 }
 
+// The job as seen on this node, its node name settled: a step's own node list and index name
+// the node; SLURMD_NODENAME, as slurmstepd sees it before tasks start, is whatever srun
+// inherited from the batch script, i.e. the batch host's name.
+// The batch script runs on the first node of the job (Slurm's batch host).
+NodeJob on_this_node(const NodeJob &job) {
+    NodeJob j = job;
+    bool batch = job.step_id == kBatchStepId;
+    if (!batch && job.step_id >= kFirstSpecialStepId) return j;  // extern, interactive: no list
+    std::optional<std::string> list = env_of(job, batch ? "SLURM_JOB_NODELIST" : "SLURM_STEP_NODELIST");
+    if (job.step_node_index >= 0 && list && !list->empty()) {
+        try {
+            std::vector<std::string> names = expand_hostlist(*list, "SLURM_STEP_NODELIST");
+            if (static_cast<size_t>(job.step_node_index) < names.size()) j.node_name = names[job.step_node_index];
+        } catch (const InputError &) {
+            // keep node_name: a malformed list costs the step its pod hints, not its run
+        }
+    }
+    return j;
+}
+
 }  // namespace
 
-NodeSetup plan_node(const NodeJob &job, const NodeTopology &t) {
+NodeSetup plan_node(const NodeJob &given, const NodeTopology &t) {
+    NodeJob job = on_this_node(given);
     NodeSetup s;
     if (hints_on(job)) nccl_settings(job, t, s);
     if (wants_cold(job, s.warnings)) {
@@ -171,7 +240,23 @@ NodeSetup plan_node(const NodeJob &job, const NodeTopology &t) {
     return s;
 }
 
-NodeSetup prepare_node(const NodeJob &job) {
+namespace {
+
+// Records what this step set, so a later step (on this node or another) can tell our values
+// from the user's: MORPHEUS_SET_ENV=NAME=VALUE|NAME=VALUE. A value that holds the separator
+// is left out, so it counts as the user's: never overridden, at worst not refreshed.
+void record_what_we_set(NodeSetup &s) {
+    std::string list;
+    for (const auto &[name, value] : s.env)
+        if (value.find(kSetEnvSeparator) == std::string::npos)
+            list += (list.empty() ? "" : std::string(1, kSetEnvSeparator)) + name + "=" + value;
+    if (!list.empty()) s.env.emplace_back(kSetEnvName, list);
+}
+
+}  // namespace
+
+NodeSetup prepare_node(const NodeJob &given) {
+    NodeJob job = on_this_node(given);
     std::vector<std::string> ignored;
     // Nothing to do for a job that asks for neither: spare it the PCI walk.
     if (!hints_on(job) && !wants_cold(job, ignored)) return NodeSetup{};
@@ -184,6 +269,7 @@ NodeSetup prepare_node(const NodeJob &job) {
         // Ours even where the user later sets NCCL_TOPO_FILE, so cleanup never guesses.
         s.env.emplace_back("MORPHEUS_NCCL_TOPO_FILE", s.nccl_topo_file);
     }
+    record_what_we_set(s);
     return s;
 }
 

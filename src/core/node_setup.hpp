@@ -19,8 +19,9 @@ struct NodeJob {
     uint64_t job_id = 0;
     uint32_t step_id = 0;
     long uid = -1, gid = -1;   // the job's user (-1: leave files to the caller's identity)
-    std::string tmpdir;        // the job's private temporary directory ("": $TMPDIR, else /tmp)
+    std::string tmpdir;        // the site's node-local directory, "%n" = node_name ("": $TMPDIR, else /tmp)
     std::string node_name;     // this node's Slurm name ("": hwloc's host name)
+    int step_node_index = -1;  // this node's index in SLURM_STEP_NODELIST (wins over node_name); -1: unknown
     std::string topology_xml;  // read this hwloc XML instead of the machine ("": live)
     int nccl_hints = -1;       // 1 on, 0 off (--nccl-hints=off), -1: MORPHEUS_NCCL_HINTS, default on
     std::optional<std::string> mem_cold;  // --mem-cold as given; nullopt: from the environment
@@ -45,9 +46,12 @@ struct NodeSetup {
 //                   SLURM_JOB_GPUS), when every one of them has an RDMA NIC behind its PCIe switch
 //  NCCL_CROSS_NIC   0 (rail-aligned) when, besides, the GPUs have one NIC each and the job
 //                   spans several nodes of one pod
-//  MORPHEUS_TOPOLOGY_ADDR (+ _PATTERN)  "pod.switch.node" for rank ordering, from the pod
-//                   (MORPHEUS_NODE_POD, or MORPHEUS_POD when it names one pod) and the leaf
-//                   switch of SLURM_TOPOLOGY_ADDR
+//  MORPHEUS_NODE_POD this node's pod: the user's MORPHEUS_NODE_POD, this node's entry in
+//                   MORPHEUS_POD_NODES (set by select/morpheus), or MORPHEUS_POD when it names one
+//  MORPHEUS_TOPOLOGY_ADDR (+ _PATTERN)  "pod.switch.node" for rank ordering, from that pod
+//                   and the leaf switch of SLURM_TOPOLOGY_ADDR
+// A value counts as the user's unless an earlier step of ours set it (MORPHEUS_SET_ENV): srun
+// hands the batch host's values to every node, and those are recomputed here.
 // and, with a cold-tier request (--mem-cold / MORPHEUS_MEM_COLD / MORPHEUS_COLD_BYTES), a
 // warning when the node has no CPU-less NUMA node.
 NodeSetup plan_node(const NodeJob &job, const NodeTopology &t);
@@ -75,6 +79,15 @@ bool wants_cold_memory(const NodeJob &job, std::vector<std::string> *warnings = 
 // Removes a file prepare_node wrote: only a regular file named like ours and, when uid >= 0,
 // owned by uid. Returns true when removed, false when absent; throws InputError otherwise.
 bool cleanup_node_file(const std::string &path, long uid);
+
+// What prepare_node set for this step, NAME=VALUE entries joined by kSetEnvSeparator: a later
+// step treats a variable whose value still matches as ours to recompute, not as the user's.
+constexpr const char *kSetEnvName = "MORPHEUS_SET_ENV";
+constexpr char kSetEnvSeparator = '|';
+
+// Slurm's step ids for the batch script and the first of its other special steps (slurm.h).
+constexpr uint32_t kBatchStepId = 0xfffffffb;
+constexpr uint32_t kFirstSpecialStepId = 0xfffffff0;
 
 // The name every NCCL topology file of ours starts with.
 constexpr const char *kNcclFileStem = "morpheus-nccl-topo";

@@ -9,7 +9,8 @@ if [ -z "${E2E_RUN:-}" ]; then
 	exec "$here/harness.sh" run-test "$0" "$@"
 fi
 morpheus=$E2E_BUILD/src/cli/morpheus
-run() { echo "\$ $*"; "$@"; echo; }
+# Every command shown must work: a view that errors fails the demo (and its test, test_w).
+run() { echo "\$ $*"; "$@" || { echo "demo: $1 failed" >&2; exit 1; }; echo; }
 
 out=$E2E_RUN/demo.out
 run sinfo
@@ -17,7 +18,7 @@ job=$(sbatch --parsable -N2 --mem-hot=256G --mem-hot-latency=250ns --mem-cold=1T
 	--wrap 'env | grep ^MORPHEUS_ | sort; sleep 5')
 echo "submitted job $job: 2 nodes, 256G of hot memory per node within 250ns, 1T cold"
 for _ in $(seq 50); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break; sleep 0.2; done
-run squeue -O JobID,State,NodeList,SystemComment:80
+run squeue -O JobID,State,NodeList,system_comment:80
 run "$morpheus" jobs --server "127.0.0.1:$E2E_STATUS_PORT"
 run "$morpheus" pools --server "127.0.0.1:$E2E_STATUS_PORT"
 run "$morpheus" explain "$job" --server "127.0.0.1:$E2E_STATUS_PORT"

@@ -88,6 +88,7 @@ static void plan_reserve_release_persist(void **) {
     char *env = morpheus_job_environment(e, 11);
     assert_non_null(std::strstr(env, "MORPHEUS_POD=pod1\n"));
     assert_non_null(std::strstr(env, "MORPHEUS_HOT_BYTES=644245094400\n"));
+    assert_non_null(std::strstr(env, "MORPHEUS_POD_NODES=pod1=gpu101\n"));  // each node finds its pod
     free(env);
     // blade1 has 424G left: a second 600G job within 250ns must wait, naming Morpheus.
     morpheus_request_t r2 = hot_request(12, "600G", "250ns");

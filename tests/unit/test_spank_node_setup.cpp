@@ -20,7 +20,7 @@ extern "C" {
 namespace {
 std::map<std::string, std::string> env;
 std::vector<std::string> logged, errors;
-uint32_t job_id = 99, step_id = 3;
+uint32_t job_id = 99, step_id = 3, node_id = 0;
 }  // namespace
 
 extern "C" {
@@ -32,6 +32,7 @@ spank_err_t spank_get_item(spank_t, spank_item_t item, ...) {
     switch (item) {
     case S_JOB_ID: *va_arg(ap, uint32_t *) = job_id; break;
     case S_JOB_STEPID: *va_arg(ap, uint32_t *) = step_id; break;
+    case S_JOB_NODEID: *va_arg(ap, uint32_t *) = node_id; break;
     case S_JOB_UID: *va_arg(ap, uid_t *) = geteuid(); break;
     case S_JOB_GID: *va_arg(ap, gid_t *) = getegid(); break;
     default: rc = static_cast<spank_err_t>(ESPANK_BAD_ARG);
@@ -81,7 +82,7 @@ static void user_init_sets_hints_and_exit_removes_the_file(void **) {
     char arg0[] = "conf=/etc/morpheus.conf";
     std::string a1 = "node_topology=" + xml;
     char *av[] = {arg0, &a1[0]};
-    struct morpheus_spank_node_args args = {nullptr, nullptr, morpheus_spank_node_topology_arg(2, av)};
+    struct morpheus_spank_node_args args = {nullptr, nullptr, morpheus_spank_arg(2, av, "node_topology="), nullptr};
     assert_string_equal(args.topology_xml, xml.c_str());
     assert_int_equal(morpheus_spank_node_setup(nullptr, &args), 0);
     assert_true(errors.empty());
@@ -104,6 +105,60 @@ static void user_init_sets_hints_and_exit_removes_the_file(void **) {
     assert_true(errors.empty());
     assert_int_equal(morpheus_spank_node_cleanup(nullptr), 0);  // twice is harmless
     rmdir(dir);
+}
+
+// srun hands the batch step's environment to every node of the job: a step on another node
+// must get its own file (in its own node-local directory) and its own pod and address, while
+// the user's values still win.
+static void a_later_step_on_another_node_recomputes_our_values(void **) {
+    char dir[] = "/tmp/morpheus-spank-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    for (const char *node : {"dgx01", "dgx02"}) mkdir((std::string(dir) + "/" + node).c_str(), 0700);
+    std::string xml = test_data("hwloc/dgx-8gpu-8nic.xml");
+    std::string per_node = std::string(dir) + "/%n";
+    // The batch step: no SLURMD_NODENAME yet; the batch host is the job's first node.
+    env = {{"SLURM_JOB_NODELIST", "dgx[01-02]"}, {"SLURM_JOB_GPUS", "4,5"}, {"SLURM_JOB_NUM_NODES", "2"},
+           {"MORPHEUS_POD", "pod1,pod2"}, {"MORPHEUS_POD_NODES", "pod1=dgx01;pod2=dgx[02-03]"},
+           {"NCCL_CROSS_NIC", "2"}};
+    errors.clear();
+    struct morpheus_spank_node_args args = {nullptr, nullptr, xml.c_str(), per_node.c_str()};
+    step_id = 0xfffffffb;  // the batch step (SLURM_BATCH_SCRIPT), on dgx01
+    assert_int_equal(morpheus_spank_node_setup(nullptr, &args), 0);
+    std::string batch_file = env["NCCL_TOPO_FILE"];
+    assert_int_equal(batch_file.rfind(std::string(dir) + "/dgx01/morpheus-nccl-topo.99.4294967291.", 0), 0);
+    assert_string_equal(env["MORPHEUS_NODE_POD"].c_str(), "pod1");
+    assert_string_equal(env["MORPHEUS_TOPOLOGY_ADDR"].c_str(), "pod1.dgx01");
+
+    // The srun step's task on dgx02 starts from the batch step's environment: SLURMD_NODENAME
+    // still names the batch host; the step's node list and this node's index in it do not.
+    env["SLURM_STEP_NODELIST"] = "dgx[01-02]";
+    node_id = 1;
+    step_id = 1;
+    assert_int_equal(morpheus_spank_node_setup(nullptr, &args), 0);
+    assert_true(errors.empty());
+    std::string step_file = env["NCCL_TOPO_FILE"];
+    assert_int_equal(step_file.rfind(std::string(dir) + "/dgx02/morpheus-nccl-topo.99.1.", 0), 0);
+    struct stat st;
+    assert_int_equal(stat(step_file.c_str(), &st), 0);
+    assert_string_equal(env["MORPHEUS_NCCL_TOPO_FILE"].c_str(), step_file.c_str());
+    assert_string_equal(env["MORPHEUS_NODE_POD"].c_str(), "pod2");
+    assert_string_equal(env["MORPHEUS_TOPOLOGY_ADDR"].c_str(), "pod2.dgx02");
+    assert_string_equal(env["NCCL_CROSS_NIC"].c_str(), "2");  // the user's value stays
+
+    // A value the user changed after our step is the user's again.
+    node_id = 0;
+    env["NCCL_IB_HCA"] = "=mlx5_0";
+    step_id = 2;
+    assert_int_equal(morpheus_spank_node_setup(nullptr, &args), 0);
+    assert_string_equal(env["NCCL_IB_HCA"].c_str(), "=mlx5_0");
+    assert_string_equal(env["MORPHEUS_NODE_POD"].c_str(), "pod1");
+    assert_int_equal(morpheus_spank_node_cleanup(nullptr), 0);
+    unlink(batch_file.c_str());
+    unlink(step_file.c_str());
+    for (const char *node : {"dgx01", "dgx02"}) rmdir((std::string(dir) + "/" + node).c_str());
+    rmdir(dir);
+    step_id = 3;
+    node_id = 0;
 }
 
 static void nccl_hints_off_sets_nothing(void **) {
@@ -139,6 +194,7 @@ static void core_errors_are_logged_not_fatal(void **) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(user_init_sets_hints_and_exit_removes_the_file),
+        cmocka_unit_test(a_later_step_on_another_node_recomputes_our_values),
         cmocka_unit_test(nccl_hints_off_sets_nothing),
         cmocka_unit_test(task_init_exports_the_tiers),
         cmocka_unit_test(core_errors_are_logged_not_fatal),
