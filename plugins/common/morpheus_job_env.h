@@ -12,11 +12,8 @@
 #include <stdint.h>
 
 #include "morpheus/morpheus.h"
+#include "morpheus/morpheus_env.h"
 
-#define MORPHEUS_ENV_MEM_HOT "MORPHEUS_MEM_HOT"
-#define MORPHEUS_ENV_MEM_HOT_LATENCY "MORPHEUS_MEM_HOT_LATENCY"
-#define MORPHEUS_ENV_MEM_COLD "MORPHEUS_MEM_COLD"
-#define MORPHEUS_ENV_NCCL_HINTS "MORPHEUS_NCCL_HINTS"
 
 /* The value of NAME in a "NAME=value" array, or NULL. */
 const char *morpheus_env_lookup(char *const *env, uint32_t env_size, const char *name);

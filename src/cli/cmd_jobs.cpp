@@ -10,6 +10,7 @@
 #include "status_source.hpp"
 #include "table.hpp"
 #include "units.hpp"
+#include "morpheus/morpheus_env.h"
 
 namespace morpheus::cli {
 
@@ -146,7 +147,7 @@ int cmd_explain(int argc, char **argv) {
     }
     long job = std::atol(argv[optind]);
     if (job <= 0) throw InputError("", "JOBID", std::string("'") + argv[optind] + "' is not a job id");
-    if (src.server.empty() && !std::getenv("MORPHEUS_SERVER"))
+    if (src.server.empty() && !std::getenv(MORPHEUS_ENV_SERVER))
         throw InputError("", "explain", "decisions live inside slurmctld",
                          "give --server HOST:PORT (StatusPort of morpheus.conf), or use 'morpheus place' for a dry run");
     std::string text = fetch_status(src, "explain", job);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "morpheus/morpheus_env.h"
 
 namespace morpheus::cli {
 
@@ -16,7 +17,7 @@ inline void take_positional_sources(Sources &s, const std::vector<std::string> &
     if (positional.size() >= 1) s.fabric = positional[0];
     if (positional.size() >= 2) s.inventory = positional[1];
     if (s.conf.empty() && s.fabric.empty()) {
-        const char *env = std::getenv("MORPHEUS_CONF");
+        const char *env = std::getenv(MORPHEUS_ENV_CONF);
         if (env && *env) s.conf = env;
     }
 }

@@ -11,6 +11,7 @@
 #include "ledger.hpp"
 #include "status_queries.hpp"
 #include "status_service.hpp"
+#include "morpheus/morpheus_env.h"
 
 namespace morpheus::cli {
 
@@ -25,7 +26,7 @@ bool take_status_option(int c, const char *arg, StatusSource &s) {
 
 std::string fetch_status(StatusSource &s, const std::string &op, long job) {
     if (s.server.empty()) {
-        const char *env = std::getenv("MORPHEUS_SERVER");
+        const char *env = std::getenv(MORPHEUS_ENV_SERVER);
         if (env && *env && s.files.fabric.empty()) s.server = env;
     }
     std::string query = "{\"op\": \"" + op + "\", \"job\": " + std::to_string(job) + "}";

@@ -10,6 +10,7 @@
 
 #include "hostlist.hpp"
 #include "units.hpp"
+#include "morpheus/morpheus_env.h"
 
 namespace morpheus {
 namespace {
@@ -195,13 +196,13 @@ std::string reservation_environment(const Fabric &f, const Reservation &r) {
         }
     }
     std::string e;
-    e += "MORPHEUS_POD=" + pods_words(f, r.pods) + "\n";
-    e += "MORPHEUS_HOT_BLADES=" + segments_words(f, r.segments, Use::Hot) + "\n";
-    e += "MORPHEUS_HOT_BYTES=" + std::to_string(hot) + "\n";
-    e += "MORPHEUS_HOT_LATENCY_NS=" + std::to_string(worst) + "\n";
-    e += "MORPHEUS_HOT_BOUND_NS=" + std::to_string(r.hot_latency_bound_ns) + "\n";
-    e += "MORPHEUS_COLD_BLADES=" + segments_words(f, r.segments, Use::Cold) + "\n";
-    e += "MORPHEUS_COLD_BYTES=" + std::to_string(cold) + "\n";
+    e += MORPHEUS_ENV_POD "=" + pods_words(f, r.pods) + "\n";
+    e += MORPHEUS_ENV_HOT_BLADES "=" + segments_words(f, r.segments, Use::Hot) + "\n";
+    e += MORPHEUS_ENV_HOT_BYTES "=" + std::to_string(hot) + "\n";
+    e += MORPHEUS_ENV_HOT_LATENCY_NS "=" + std::to_string(worst) + "\n";
+    e += MORPHEUS_ENV_HOT_BOUND_NS "=" + std::to_string(r.hot_latency_bound_ns) + "\n";
+    e += MORPHEUS_ENV_COLD_BLADES "=" + segments_words(f, r.segments, Use::Cold) + "\n";
+    e += MORPHEUS_ENV_COLD_BYTES "=" + std::to_string(cold) + "\n";
     // Which of the job's nodes sit in which pod, so each node finds its own pod
     // (MORPHEUS_NODE_POD) when the job spans several: "pod1=gpu[101-102];pod2=gpu201".
     std::string by_pod;
@@ -214,7 +215,7 @@ std::string reservation_environment(const Fabric &f, const Reservation &r) {
         if (names.empty()) continue;
         by_pod += (by_pod.empty() ? "" : ";") + f.pods[share.pod].name + "=" + compress_hostlist(names);
     }
-    if (!by_pod.empty()) e += "MORPHEUS_POD_NODES=" + by_pod + "\n";
+    if (!by_pod.empty()) e += MORPHEUS_ENV_POD_NODES "=" + by_pod + "\n";
     return e;
 }
 

@@ -14,6 +14,7 @@
 #include "input_error.hpp"
 #include "nccl_topology.hpp"
 #include "units.hpp"
+#include "morpheus/morpheus_env.h"
 
 namespace morpheus {
 
@@ -59,7 +60,7 @@ bool user_set(const NodeJob &job, const std::string &name) { return user_value(j
 
 bool hints_on(const NodeJob &job) {
     if (job.nccl_hints >= 0) return job.nccl_hints != 0;
-    std::optional<std::string> v = env_of(job, "MORPHEUS_NCCL_HINTS");
+    std::optional<std::string> v = env_of(job, MORPHEUS_ENV_NCCL_HINTS);
     if (!v) v = env_of(job, "SLURM_SPANK_MORPHEUS_NCCL_HINTS");
     return !(v && (*v == "off" || *v == "0" || *v == "no"));
 }
@@ -74,7 +75,7 @@ bool wants_cold(const NodeJob &job, std::vector<std::string> &warnings) {
 
 bool wants_cold_memory(const NodeJob &job, std::vector<std::string> *warnings) {
     std::optional<std::string> v = job.mem_cold;
-    if (!v) v = env_of(job, "MORPHEUS_MEM_COLD");
+    if (!v) v = env_of(job, MORPHEUS_ENV_MEM_COLD);
     if (!v) v = env_of(job, "SLURM_SPANK_MORPHEUS_MEM_COLD");
     if (v && !v->empty()) {
         try {
@@ -83,7 +84,7 @@ bool wants_cold_memory(const NodeJob &job, std::vector<std::string> *warnings) {
             if (warnings) warnings->push_back(std::string("ignoring the cold-tier request: ") + e.what());
         }
     }
-    std::optional<std::string> bytes = env_of(job, "MORPHEUS_COLD_BYTES");
+    std::optional<std::string> bytes = env_of(job, MORPHEUS_ENV_COLD_BYTES);
     return bytes && !bytes->empty() && bytes->find_first_not_of('0') != std::string::npos &&
            bytes->find_first_not_of("0123456789") == std::string::npos;
 }
@@ -107,13 +108,13 @@ std::optional<std::vector<unsigned>> job_gpus(const NodeJob &job) {
 
 // This node's pod in MORPHEUS_POD_NODES ("pod1=gpu[101-102];pod2=gpu201"), or "".
 std::string pod_in_pod_nodes(const NodeJob &job, const std::string &node) {
-    std::optional<std::string> v = env_of(job, "MORPHEUS_POD_NODES");
+    std::optional<std::string> v = env_of(job, MORPHEUS_ENV_POD_NODES);
     if (!v || node.empty()) return "";
     for (const std::string &entry : split(*v, ';')) {
         size_t eq = entry.find('=');
         if (eq == std::string::npos || eq == 0) continue;
         try {
-            for (const std::string &n : expand_hostlist(entry.substr(eq + 1), "MORPHEUS_POD_NODES"))
+            for (const std::string &n : expand_hostlist(entry.substr(eq + 1), MORPHEUS_ENV_POD_NODES))
                 if (n == node) return entry.substr(0, eq);
         } catch (const InputError &) {
             return "";  // malformed: no pod rather than a wrong one
@@ -123,11 +124,11 @@ std::string pod_in_pod_nodes(const NodeJob &job, const std::string &node) {
 }
 
 std::string pod_of_node(const NodeJob &job, const std::string &node) {
-    std::optional<std::string> p = user_value(job, "MORPHEUS_NODE_POD");
+    std::optional<std::string> p = user_value(job, MORPHEUS_ENV_NODE_POD);
     if (p && !p->empty()) return *p;
     std::string listed = pod_in_pod_nodes(job, node);
     if (!listed.empty()) return listed;
-    p = env_of(job, "MORPHEUS_POD");
+    p = env_of(job, MORPHEUS_ENV_POD);
     if (p && !p->empty() && p->find(',') == std::string::npos) return *p;
     return "";
 }
@@ -150,7 +151,7 @@ void nccl_settings(const NodeJob &job, const NodeTopology &t, NodeSetup &s) {
     std::optional<std::vector<unsigned>> gpus = job_gpus(job);
     std::string node = job.node_name.empty() ? t.hostname : job.node_name;
     std::string pod = pod_of_node(job, node);
-    if (!pod.empty()) add_env(job, s.env, "MORPHEUS_NODE_POD", pod);
+    if (!pod.empty()) add_env(job, s.env, MORPHEUS_ENV_NODE_POD, pod);
     if (gpus && !gpus->empty()) {
         std::vector<GpuNic> near = nearest_nics(t);
         std::vector<std::string> hcas;
@@ -179,11 +180,11 @@ void nccl_settings(const NodeJob &job, const NodeTopology &t, NodeSetup &s) {
         std::vector<std::string> parts = slurm_addr ? split(*slurm_addr, '.') : std::vector<std::string>{};
         if (!node.empty()) {
             if (parts.size() >= 2) {
-                add_env(job, s.env, "MORPHEUS_TOPOLOGY_ADDR", pod + "." + parts[parts.size() - 2] + "." + node);
-                add_env(job, s.env, "MORPHEUS_TOPOLOGY_ADDR_PATTERN", "pod.switch.node");
+                add_env(job, s.env, MORPHEUS_ENV_TOPOLOGY_ADDR, pod + "." + parts[parts.size() - 2] + "." + node);
+                add_env(job, s.env, MORPHEUS_ENV_TOPOLOGY_ADDR_PATTERN, "pod.switch.node");
             } else {
-                add_env(job, s.env, "MORPHEUS_TOPOLOGY_ADDR", pod + "." + node);
-                add_env(job, s.env, "MORPHEUS_TOPOLOGY_ADDR_PATTERN", "pod.node");
+                add_env(job, s.env, MORPHEUS_ENV_TOPOLOGY_ADDR, pod + "." + node);
+                add_env(job, s.env, MORPHEUS_ENV_TOPOLOGY_ADDR_PATTERN, "pod.node");
             }
         }
     }
@@ -209,9 +210,43 @@ std::string tmpdir_of(const NodeJob &job) {
 // The job as seen on this node, its node name settled: a step's own node list and index name
 // the node; SLURMD_NODENAME, as slurmstepd sees it before tasks start, is whatever srun
 // inherited from the batch script, i.e. the batch host's name.
-// The batch script runs on the first node of the job (Slurm's batch host).
+// The placement variables select/morpheus sets; a heterogeneous job has one set per component.
+constexpr const char *kPlacementNames[] = {MORPHEUS_ENV_POD,         MORPHEUS_ENV_POD_NODES,      MORPHEUS_ENV_HOT_BLADES,
+                                           MORPHEUS_ENV_HOT_BYTES,   MORPHEUS_ENV_HOT_LATENCY_NS, MORPHEUS_ENV_HOT_BOUND_NS,
+                                           MORPHEUS_ENV_COLD_BLADES, MORPHEUS_ENV_COLD_BYTES};
+
+// The step's component of a heterogeneous job: K where SLURM_JOB_ID_HET_GROUP_K is the step's
+// job id (each component is a job of its own; its steps carry that id). -1: not one.
+int het_group_of(const NodeJob &job) {
+    std::optional<std::string> size = env_of(job, "SLURM_HET_SIZE");
+    if (!size || size->empty() || size->size() > 3 || size->find_first_not_of("0123456789") != std::string::npos)
+        return -1;
+    int groups = std::stoi(*size);
+    for (int k = 0; k < groups; ++k) {
+        std::optional<std::string> id = env_of(job, "SLURM_JOB_ID_HET_GROUP_" + std::to_string(k));
+        if (id && *id == std::to_string(job.job_id)) return k;
+    }
+    return -1;
+}
+
+// The batch script runs on the first node of the job (Slurm's batch host). A step of a
+// heterogeneous job's component K sees that component's placement (NAME_HET_GROUP_K, which
+// select/morpheus puts in the batch environment) under the plain names.
 NodeJob on_this_node(const NodeJob &job) {
     NodeJob j = job;
+    int group = het_group_of(job);
+    if (group >= 0 && job.getenv) {
+        std::string suffix = MORPHEUS_ENV_HET_SUFFIX + std::to_string(group);
+        auto plain = job.getenv;
+        j.getenv = [plain, suffix](const std::string &name) -> std::optional<std::string> {
+            for (const char *p : kPlacementNames)
+                if (name == p) {
+                    std::optional<std::string> mine = plain(name + suffix);
+                    if (mine) return mine;
+                }
+            return plain(name);
+        };
+    }
     bool batch = job.step_id == kBatchStepId;
     if (!batch && job.step_id >= kFirstSpecialStepId) return j;  // extern, interactive: no list
     std::optional<std::string> list = env_of(job, batch ? "SLURM_JOB_NODELIST" : "SLURM_STEP_NODELIST");
@@ -231,6 +266,12 @@ NodeJob on_this_node(const NodeJob &job) {
 NodeSetup plan_node(const NodeJob &given, const NodeTopology &t) {
     NodeJob job = on_this_node(given);
     NodeSetup s;
+    // A heterogeneous component's tasks get its own placement under the plain names.
+    if (het_group_of(given) >= 0)
+        for (const char *name : kPlacementNames) {
+            std::optional<std::string> v = env_of(job, name);
+            if (v && v != env_of(given, name)) s.env.emplace_back(name, *v);
+        }
     if (hints_on(job)) nccl_settings(job, t, s);
     if (wants_cold(job, s.warnings)) {
         TierChoice c = choose_tiers(t, {});
@@ -259,15 +300,15 @@ NodeSetup prepare_node(const NodeJob &given) {
     NodeJob job = on_this_node(given);
     std::vector<std::string> ignored;
     // Nothing to do for a job that asks for neither: spare it the PCI walk.
-    if (!hints_on(job) && !wants_cold(job, ignored)) return NodeSetup{};
+    if (!hints_on(job) && !wants_cold(job, ignored) && het_group_of(job) < 0) return NodeSetup{};
     NodeTopology t = load_node_topology(job.topology_xml, hints_on(job));
-    NodeSetup s = plan_node(job, t);
+    NodeSetup s = plan_node(given, t);  // settles the node itself, from what the step was given
     if (!s.nccl_xml.empty()) {
         std::string stem = std::string(kNcclFileStem) + "." + std::to_string(job.job_id) + "." + std::to_string(job.step_id);
         s.nccl_topo_file = write_private_file(tmpdir_of(job), stem, s.nccl_xml, job.uid, job.gid);
         s.env.insert(s.env.begin(), {"NCCL_TOPO_FILE", s.nccl_topo_file});
         // Ours even where the user later sets NCCL_TOPO_FILE, so cleanup never guesses.
-        s.env.emplace_back("MORPHEUS_NCCL_TOPO_FILE", s.nccl_topo_file);
+        s.env.emplace_back(MORPHEUS_ENV_NCCL_TOPO_FILE, s.nccl_topo_file);
     }
     record_what_we_set(s);
     return s;
@@ -281,14 +322,14 @@ NodeSetup bind_task(const NodeJob &job, const NodeTopology &t, const std::vector
     TierChoice c = choose_tiers(t, cpus);
     // The no-CXL warning is the node's, said once by prepare_node, not by every task.
     c.warnings.clear();
-    std::optional<std::string> mine = env_of(job, "MORPHEUS_COLD_NUMA_NODES");
+    std::optional<std::string> mine = env_of(job, MORPHEUS_ENV_COLD_NUMA_NODES);
     try {
-        if (mine && !mine->empty()) c.cold = parse_node_list(*mine, "MORPHEUS_COLD_NUMA_NODES");
-        std::optional<std::string> pol = env_of(job, "MORPHEUS_COLD_POLICY");
+        if (mine && !mine->empty()) c.cold = parse_node_list(*mine, MORPHEUS_ENV_COLD_NUMA_NODES);
+        std::optional<std::string> pol = env_of(job, MORPHEUS_ENV_COLD_POLICY);
         ColdPolicy policy = pol && !pol->empty() ? parse_cold_policy(*pol) : ColdPolicy::Bind;
         s.env = tier_env(c);
         if (mine) s.env.erase(std::remove_if(s.env.begin(), s.env.end(),
-                                             [](const auto &e) { return e.first == "MORPHEUS_COLD_NUMA_NODES"; }),
+                                             [](const auto &e) { return e.first == MORPHEUS_ENV_COLD_NUMA_NODES; }),
                               s.env.end());
         if (apply) apply_membind(membind_plan(c, policy));
     } catch (const std::exception &e) {

@@ -11,6 +11,7 @@
 
 #include "node_tiers.hpp"
 #include "node_topology.hpp"
+#include "morpheus/morpheus_env.h"
 
 namespace morpheus {
 
@@ -82,7 +83,7 @@ bool cleanup_node_file(const std::string &path, long uid);
 
 // What prepare_node set for this step, NAME=VALUE entries joined by kSetEnvSeparator: a later
 // step treats a variable whose value still matches as ours to recompute, not as the user's.
-constexpr const char *kSetEnvName = "MORPHEUS_SET_ENV";
+constexpr const char *kSetEnvName = MORPHEUS_ENV_SET_ENV;
 constexpr char kSetEnvSeparator = '|';
 
 // Slurm's step ids for the batch script and the first of its other special steps (slurm.h).

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "input_error.hpp"
+#include "morpheus/morpheus_env.h"
 
 namespace morpheus {
 
@@ -73,7 +74,7 @@ TierChoice choose_tiers(const NodeTopology &t, const std::vector<unsigned> &cpus
 ColdPolicy parse_cold_policy(const std::string &text) {
     if (text == "bind") return ColdPolicy::Bind;
     if (text == "interleave") return ColdPolicy::Interleave;
-    throw InputError("", "MORPHEUS_COLD_POLICY", "unknown cold-tier policy '" + text + "'", "use bind or interleave");
+    throw InputError("", MORPHEUS_ENV_COLD_POLICY, "unknown cold-tier policy '" + text + "'", "use bind or interleave");
 }
 
 const char *cold_policy_name(ColdPolicy p) { return p == ColdPolicy::Bind ? "bind" : "interleave"; }
@@ -120,8 +121,8 @@ std::vector<std::pair<std::string, std::string>> tier_env(const TierChoice &c) {
     std::vector<unsigned> hot = c.hot, cold = c.cold;
     std::sort(hot.begin(), hot.end());
     std::sort(cold.begin(), cold.end());
-    if (!hot.empty()) env.emplace_back("MORPHEUS_HOT_NUMA_NODES", cpu_list_string(hot));
-    if (!cold.empty()) env.emplace_back("MORPHEUS_COLD_NUMA_NODES", cpu_list_string(cold));
+    if (!hot.empty()) env.emplace_back(MORPHEUS_ENV_HOT_NUMA_NODES, cpu_list_string(hot));
+    if (!cold.empty()) env.emplace_back(MORPHEUS_ENV_COLD_NUMA_NODES, cpu_list_string(cold));
     return env;
 }
 

@@ -273,9 +273,34 @@ static void c_abi_prepares_binds_and_cleans_up(void **) {
     rmdir(dir);
 }
 
+// One batch script serves every component of a heterogeneous job: a step of component 1
+// (its own job id) must see component 1's placement, not the leader's.
+static void a_het_component_sees_its_own_placement(void **) {
+    NodeTopology t = fixture("dgx-8gpu-8nic.xml");
+    Env env = {{"SLURM_HET_SIZE", "2"},         {"SLURM_JOB_ID_HET_GROUP_0", "41"}, {"SLURM_JOB_ID_HET_GROUP_1", "42"},
+               {"MORPHEUS_POD", "pod1"},        {"MORPHEUS_HOT_BYTES", "34359738368"},
+               {"MORPHEUS_POD_HET_GROUP_0", "pod1"}, {"MORPHEUS_HOT_BYTES_HET_GROUP_0", "34359738368"},
+               {"MORPHEUS_POD_HET_GROUP_1", "pod3"}, {"MORPHEUS_HOT_BYTES_HET_GROUP_1", "68719476736"},
+               {"MORPHEUS_POD_NODES_HET_GROUP_1", "pod3=gpu301"}};
+    NodeJob j = job_with(env);  // job id 42: component 1
+    j.node_name = "gpu301";
+    NodeSetup s = plan_node(j, t);
+    assert_string_equal(get(s.env, "MORPHEUS_POD")->c_str(), "pod3");
+    assert_string_equal(get(s.env, "MORPHEUS_HOT_BYTES")->c_str(), "68719476736");
+    assert_string_equal(get(s.env, "MORPHEUS_NODE_POD")->c_str(), "pod3");
+    assert_string_equal(get(s.env, "MORPHEUS_TOPOLOGY_ADDR")->c_str(), "pod3.gpu301");
+    // The leader's steps keep the plain values (nothing to replace).
+    NodeJob leader = job_with(env);
+    leader.job_id = 41;
+    s = plan_node(leader, t);
+    assert_false(get(s.env, "MORPHEUS_POD").has_value());
+    assert_string_equal(get(s.env, "MORPHEUS_NODE_POD")->c_str(), "pod1");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gpus_get_their_rails),
+        cmocka_unit_test(a_het_component_sees_its_own_placement),
         cmocka_unit_test(multi_node_jobs_in_one_pod_are_rail_aligned),
         cmocka_unit_test(the_users_settings_win),
         cmocka_unit_test(nccl_hints_off_disables_everything),

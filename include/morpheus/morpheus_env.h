@@ -1,0 +1,45 @@
+/*
+ * morpheus_env.h - every MORPHEUS_* environment variable, for C and C++: who sets it, who
+ * reads it. One list, so producer and consumer can never spell a name two ways.
+ */
+#ifndef MORPHEUS_ENV_H
+#define MORPHEUS_ENV_H
+
+/* The request: set by the SPANK plugin (spank_job_control_setenv) from the job's flags, read
+ * by select/morpheus and job_submit/morpheus from the job's spank_job_env. */
+#define MORPHEUS_ENV_MEM_HOT "MORPHEUS_MEM_HOT"
+#define MORPHEUS_ENV_MEM_HOT_LATENCY "MORPHEUS_MEM_HOT_LATENCY"
+#define MORPHEUS_ENV_MEM_COLD "MORPHEUS_MEM_COLD"
+#define MORPHEUS_ENV_NCCL_HINTS "MORPHEUS_NCCL_HINTS"
+
+/* The placement: set by select/morpheus in the batch environment (env_sup), read by the job
+ * and by the node side. A heterogeneous job also carries each component's as
+ * NAME_HET_GROUP_<offset> (MORPHEUS_ENV_HET_SUFFIX). */
+#define MORPHEUS_ENV_POD "MORPHEUS_POD"                     /* pod1 or pod1,pod2 */
+#define MORPHEUS_ENV_POD_NODES "MORPHEUS_POD_NODES"         /* pod1=gpu[101-102];pod2=gpu201 */
+#define MORPHEUS_ENV_HOT_BLADES "MORPHEUS_HOT_BLADES"       /* blade:size@latency,... */
+#define MORPHEUS_ENV_HOT_BYTES "MORPHEUS_HOT_BYTES"
+#define MORPHEUS_ENV_HOT_LATENCY_NS "MORPHEUS_HOT_LATENCY_NS"
+#define MORPHEUS_ENV_HOT_BOUND_NS "MORPHEUS_HOT_BOUND_NS"
+#define MORPHEUS_ENV_COLD_BLADES "MORPHEUS_COLD_BLADES"     /* blade:tier:size,... */
+#define MORPHEUS_ENV_COLD_BYTES "MORPHEUS_COLD_BYTES"
+#define MORPHEUS_ENV_HET_SUFFIX "_HET_GROUP_"
+
+/* The node: set by the SPANK plugin per step and node (user_init), read by the tasks. */
+#define MORPHEUS_ENV_NODE_POD "MORPHEUS_NODE_POD"
+#define MORPHEUS_ENV_TOPOLOGY_ADDR "MORPHEUS_TOPOLOGY_ADDR"
+#define MORPHEUS_ENV_TOPOLOGY_ADDR_PATTERN "MORPHEUS_TOPOLOGY_ADDR_PATTERN"
+#define MORPHEUS_ENV_NCCL_TOPO_FILE "MORPHEUS_NCCL_TOPO_FILE"
+#define MORPHEUS_ENV_SET_ENV "MORPHEUS_SET_ENV"             /* NAME=VALUE|... set by an earlier step */
+
+/* The task: set per task (task_init) from the cold-tier choice; the user may set the policy
+ * and the cold nodes. */
+#define MORPHEUS_ENV_HOT_NUMA_NODES "MORPHEUS_HOT_NUMA_NODES"
+#define MORPHEUS_ENV_COLD_NUMA_NODES "MORPHEUS_COLD_NUMA_NODES"
+#define MORPHEUS_ENV_COLD_POLICY "MORPHEUS_COLD_POLICY"     /* bind (default) | interleave */
+
+/* The morpheus command: where morpheus.conf and the status service are. */
+#define MORPHEUS_ENV_CONF "MORPHEUS_CONF"
+#define MORPHEUS_ENV_SERVER "MORPHEUS_SERVER"
+
+#endif /* MORPHEUS_ENV_H */
