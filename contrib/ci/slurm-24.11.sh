@@ -5,7 +5,10 @@
 # only a deb-src line for trixie is added (no binary `deb` line).
 # Idempotent: every step is skipped when its result is already there.
 #
-#   contrib/ci/slurm-24.11.sh [CACHE_DIR]          (default: <repo>/.cache)
+#   contrib/ci/slurm-24.11.sh [CACHE_DIR]   (default: $MORPHEUS_CACHE, else /var/cache/morpheus)
+#
+# The cache lives outside the clone, keyed by version, so CI on a clean clone of the same
+# machine skips the 20-minute build; a fresh machine builds it once.
 #
 # Environment: SLURM2411_DEBVER  the trixie source version (default 24.11.5-4+deb13u1)
 #              JOBS              make -j (default 2)
@@ -13,18 +16,18 @@
 # Result: CACHE_DIR/slurm-<upver>/            configured and built source tree (config.h),
 #                                             for --with-slurm-source
 #         CACHE_DIR/slurm-24.11.env           SLURM2411_TREE=..., SLURM2411_PREFIX=...
-#         CACHE_DIR/slurm-24.11-prefix/       bin, sbin, lib/slurm (PluginDir), include,
+#         CACHE_DIR/slurm-<upver>-prefix/     bin, sbin, lib/slurm (PluginDir), include,
 #                                             for --with-slurm and MORPHEUS_SLURM_PREFIX
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${1:-$repo/.cache}
+cache=${1:-${MORPHEUS_CACHE:-/var/cache/morpheus}}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 debver=${SLURM2411_DEBVER:-24.11.5-4+deb13u1}
 upver=${debver%%-*}
 tree=$cache/slurm-$upver
-prefix=$cache/slurm-24.11-prefix
+prefix=$cache/slurm-$upver-prefix
 jobs=${JOBS:-2}
 nice="nice -n 19"
 
@@ -139,6 +142,6 @@ fi
 
 "$prefix/sbin/slurmctld" -V
 ls "$prefix/lib/slurm/select_cons_tres.so" >/dev/null
-# For contrib/ci/test-24.11.sh and by hand: . .cache/slurm-24.11.env
+# For contrib/ci/test-24.11.sh and by hand: . /var/cache/morpheus/slurm-24.11.env
 printf 'SLURM2411_TREE=%s\nSLURM2411_PREFIX=%s\n' "$tree" "$prefix" >"$cache/slurm-24.11.env"
 step total "$t0"

@@ -12,6 +12,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=$repo/.cache
+slurm_cache=${MORPHEUS_CACHE:-/var/cache/morpheus}  # Slurm's build, outside the clone
 dst=${M2411_DIR:-$cache/morpheus-24.11}
 jobs=${JOBS:-2}
 nice="nice -n 19"
@@ -21,9 +22,9 @@ step() { # step NAME START
 }
 
 # 1. Slurm 24.11 (cached: a no-op once built).
-"$repo/contrib/ci/slurm-24.11.sh" "$cache"
+"$repo/contrib/ci/slurm-24.11.sh" "$slurm_cache"
 # shellcheck disable=SC1091
-. "$cache/slurm-24.11.env"
+. "$slurm_cache/slurm-24.11.env"
 tree=$SLURM2411_TREE prefix=$SLURM2411_PREFIX
 
 # 2. A copy of the working tree: tracked and untracked-but-not-ignored files, so uncommitted
