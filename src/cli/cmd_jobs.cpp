@@ -4,6 +4,7 @@
 #include <pwd.h>
 
 #include <cstdio>
+#include <ctime>
 
 #include "input_error.hpp"
 #include "options.hpp"
@@ -42,14 +43,25 @@ bool uses_blade(json_t *job, const std::string &blade) {
     return false;
 }
 
+// squeue's TIME: [days-]hours:minutes:seconds, or minutes:seconds under an hour.
+std::string elapsed(int64_t s) {
+    if (s < 0) s = 0;
+    char buf[48];
+    int64_t d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60, sec = s % 60;
+    if (d) std::snprintf(buf, sizeof buf, "%lld-%02lld:%02lld:%02lld", (long long)d, (long long)h, (long long)m, (long long)sec);
+    else if (h) std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", (long long)h, (long long)m, (long long)sec);
+    else std::snprintf(buf, sizeof buf, "%lld:%02lld", (long long)m, (long long)sec);
+    return buf;
+}
+
 }  // namespace
 
 int cmd_jobs(int argc, char **argv) {
     StatusSource src;
-    bool json = false;
+    bool json = false, header = true;
     std::string user, pod, blade;
     long job = 0;
-    enum { kJson = 1000, kPod, kBlade };
+    enum { kJson = 1000, kPod, kBlade, kHelp };
     static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
                                       {"server", required_argument, nullptr, kOptServer},
                                       {"state", required_argument, nullptr, kOptState},
@@ -58,7 +70,9 @@ int cmd_jobs(int argc, char **argv) {
                                       {"pod", required_argument, nullptr, kPod},
                                       {"blade", required_argument, nullptr, kBlade},
                                       {"json", no_argument, nullptr, kJson},
-                                      {"help", no_argument, nullptr, 'h'},
+                                      {"noheader", no_argument, nullptr, 'h'},
+                                      {"help", no_argument, nullptr, kHelp},
+                                      {"usage", no_argument, nullptr, kHelp},
                                       {nullptr, 0, nullptr, 0}};
     optind = 1;
     int c;
@@ -70,17 +84,34 @@ int cmd_jobs(int argc, char **argv) {
         case kPod: pod = optarg; break;
         case kBlade: blade = optarg; break;
         case kJson: json = true; break;
-        case 'h':
+        case 'h': header = false; break;  // as squeue: -h is --noheader
+        case kHelp:
             std::printf("usage: morpheus jobs [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
-                        "                     [-u USER] [-j JOBID] [--pod POD] [--blade BLADE] [--json]\n");
+                        "                     [-u USER] [-j JOBID] [--pod POD] [--blade BLADE] [-h|--noheader] [--json]\n");
             return kOk;
         default: return kUsage;
         }
     }
     take_positional_sources(src.files, std::vector<std::string>(argv + optind, argv + argc));
+    if (!user.empty() && user.find_first_not_of("0123456789") != std::string::npos && !getpwnam(user.c_str()))
+        throw InputError("", "-u", "invalid user: " + user);
     std::string text = fetch_status(src, "jobs");
     json_error_t err;
     json_t *root = json_loads(text.c_str(), 0, &err);
+    if (!pod.empty()) {
+        // An unknown pod is a typo to report, not an empty table (as squeue -p does).
+        std::string status = fetch_status(src, "status");
+        json_t *s = json_loads(status.c_str(), 0, &err);
+        bool known = false;
+        size_t k;
+        json_t *p;
+        json_array_foreach(json_object_get(s, "pods"), k, p) known = known || pod == json_string_value(json_object_get(p, "pod"));
+        json_decref(s);
+        if (!known) {
+            json_decref(root);
+            throw InputError("", "--pod", "invalid pod: " + pod, "see morpheus pools for the pods");
+        }
+    }
     json_t *kept = json_array();
     size_t i;
     json_t *j;
@@ -105,17 +136,21 @@ int cmd_jobs(int argc, char **argv) {
         std::free(s);
         json_decref(o);
     } else {
-        Table t({"JOBID", "USER", "STATE", "POD", "HOT_BLADES", "COLD_BLADES", "REASON"});
+        Table t({"JOBID", "USER", "STATE", "TIME", "NODELIST", "POD", "HOT_BLADES", "COLD_BLADES", "REASON"});
+        int64_t now = static_cast<int64_t>(std::time(nullptr));
         json_array_foreach(kept, i, j) {
             json_t *pods = json_object_get(j, "pods"), *reason = json_object_get(j, "reason");
             bool detail = json_object_get(j, "segments") != nullptr;
+            json_t *since = json_object_get(j, "since"), *nodes = json_object_get(j, "nodes");
             t.add({std::to_string(json_integer_value(json_object_get(j, "job_id"))),
                    json_string_value(json_object_get(j, "user")), json_string_value(json_object_get(j, "state")),
+                   json_is_integer(since) ? elapsed(now - json_integer_value(since)) : "-",
+                   json_is_string(nodes) && *json_string_value(nodes) ? json_string_value(nodes) : "-",
                    json_is_string(pods) ? json_string_value(pods) : "-",
                    detail ? segments(j, "hot", true) : "-", detail ? segments(j, "cold", false) : "-",
                    json_is_string(reason) ? json_string_value(reason) : "-"});
         }
-        std::fputs(t.render().c_str(), stdout);
+        std::fputs(t.render(header).c_str(), stdout);
         json_decref(kept);
     }
     json_decref(root);

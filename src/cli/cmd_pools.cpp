@@ -29,7 +29,7 @@ const char *kBladeFields =
 }  // namespace
 
 // sinfo -O style: the blade table with the fields asked for, in that order.
-std::string render_blades(const std::string &status_text, const std::string &format) {
+std::string render_blades(const std::string &status_text, const std::string &format, bool header) {
     json_error_t err;
     json_t *root = json_loads(status_text.c_str(), 0, &err);
     if (!root) throw InputError("status", "", std::string("bad status document: ") + err.text);
@@ -71,10 +71,10 @@ std::string render_blades(const std::string &status_text, const std::string &for
         t.add(row);
     }
     json_decref(root);
-    return t.render();
+    return t.render(header);
 }
 
-std::string render_pools(const std::string &status_text) {
+std::string render_pools(const std::string &status_text, bool header) {
     json_error_t err;
     json_t *root = json_loads(status_text.c_str(), 0, &err);
     if (!root) throw InputError("status", "", std::string("bad status document: ") + err.text);
@@ -120,7 +120,7 @@ std::string render_pools(const std::string &status_text) {
         json_array_foreach(json_object_get(p, "hot_free_by_class"), k, c) row.push_back(format_size(num(c, "free")));
         pt.add(row);
     }
-    out += pt.render() + "\n";
+    out += pt.render(header) + "\n";
     Table bt({"BLADE", "STATE", "LOAD", "DRAM", "DRAM_RESV", "DRAM_FREE", "PMEM", "PMEM_RESV", "PMEM_FREE"});
     json_array_foreach(blades, i, b) {
         char load[16];
@@ -130,22 +130,24 @@ std::string render_pools(const std::string &status_text) {
                 format_size(tier(b, "pmem", "capacity")), format_size(tier(b, "pmem", "reserved")),
                 format_size(tier(b, "pmem", "free"))});
     }
-    out += bt.render();
+    out += bt.render(header);
     json_decref(root);
     return out;
 }
 
 int cmd_pools(int argc, char **argv) {
     StatusSource src;
-    bool json = false;
+    bool json = false, header = true;
     std::string format;
-    enum { kJson = 1000 };
+    enum { kJson = 1000, kHelp };
     static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
                                       {"server", required_argument, nullptr, kOptServer},
                                       {"state", required_argument, nullptr, kOptState},
                                       {"format", required_argument, nullptr, 'o'},
                                       {"json", no_argument, nullptr, kJson},
-                                      {"help", no_argument, nullptr, 'h'},
+                                      {"noheader", no_argument, nullptr, 'h'},
+                                      {"help", no_argument, nullptr, kHelp},
+                                      {"usage", no_argument, nullptr, kHelp},
                                       {nullptr, 0, nullptr, 0}};
     optind = 1;
     int c;
@@ -154,9 +156,10 @@ int cmd_pools(int argc, char **argv) {
         switch (c) {
         case 'o': format = optarg; break;
         case kJson: json = true; break;
-        case 'h':
+        case 'h': header = false; break;  // as sinfo: -h is --noheader
+        case kHelp:
             std::printf("usage: morpheus pools [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
-                        "                      [-o FIELD,FIELD,...] [--json]\n"
+                        "                      [-o FIELD,FIELD,...] [-h|--noheader] [--json]\n"
                         "blade fields for -o: %s\n", kBladeFields);
             return kOk;
         default: return kUsage;
@@ -167,9 +170,9 @@ int cmd_pools(int argc, char **argv) {
     if (json)
         std::fputs(status.c_str(), stdout);
     else if (!format.empty())
-        std::fputs(render_blades(status, format).c_str(), stdout);
+        std::fputs(render_blades(status, format, header).c_str(), stdout);
     else
-        std::fputs(render_pools(status).c_str(), stdout);
+        std::fputs(render_pools(status, header).c_str(), stdout);
     return kOk;
 }
 

@@ -2,9 +2,15 @@
 #include "status_source.hpp"
 
 #include <jansson.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 #include "decision_log.hpp"
 #include "input_error.hpp"
@@ -24,11 +30,63 @@ bool take_status_option(int c, const char *arg, StatusSource &s) {
     }
 }
 
+namespace {
+
+// slurm.conf as Slurm's commands find it: $SLURM_CONF, else the packaged default.
+std::string slurm_conf_path() {
+    const char *env = std::getenv("SLURM_CONF");
+    return env && *env ? env : "/etc/slurm/slurm.conf";
+}
+
+// The first SlurmctldHost's address ("ctl1(10.0.0.1)" -> 10.0.0.1, "ctl1" -> ctl1), or "".
+std::string slurmctld_host(const std::string &slurm_conf) {
+    std::ifstream in(slurm_conf);
+    std::string line;
+    while (std::getline(in, line)) {
+        size_t start = line.find_first_not_of(" \t");
+        if (start == std::string::npos || line[start] == '#') continue;
+        for (const char *key : {"SlurmctldHost=", "ControlMachine="}) {
+            size_t n = std::strlen(key);
+            if (line.size() - start <= n || strncasecmp(line.c_str() + start, key, n) != 0) continue;
+            std::string v = line.substr(start + n);
+            v = v.substr(0, v.find_first_of(" \t#"));
+            size_t open = v.find('('), close = v.find(')');
+            if (open != std::string::npos && close != std::string::npos && close > open + 1)
+                return v.substr(open + 1, close - open - 1);
+            return v;
+        }
+    }
+    return "";
+}
+
+// With no --server, --conf or files named: morpheus.conf beside slurm.conf, and, when it sets
+// StatusPort, the status service on the SlurmctldHost (as scontrol finds slurmctld).
+void find_default_source(StatusSource &s) {
+    if (!s.server.empty() || !s.files.conf.empty() || !s.files.fabric.empty()) return;
+    std::string slurm_conf = slurm_conf_path();
+    std::string dir = slurm_conf.find('/') == std::string::npos ? "." : slurm_conf.substr(0, slurm_conf.rfind('/'));
+    std::string conf = dir + "/morpheus.conf";
+    if (::access(conf.c_str(), R_OK) != 0)
+        throw InputError(conf, "", "no morpheus.conf beside " + slurm_conf,
+                         "give --server HOST:PORT, --conf FILE, or set SLURM_CONF / MORPHEUS_CONF");
+    Config c = read_config(conf);
+    std::string host = slurmctld_host(slurm_conf);
+    if (c.status_port && !host.empty()) {
+        s.server = host + ":" + std::to_string(c.status_port);
+        s.found_in = conf;
+        return;
+    }
+    s.files.conf = conf;  // no status service: the files, offline
+}
+
+}  // namespace
+
 std::string fetch_status(StatusSource &s, const std::string &op, long job) {
     if (s.server.empty()) {
         const char *env = std::getenv(MORPHEUS_ENV_SERVER);
         if (env && *env && s.files.fabric.empty()) s.server = env;
     }
+    find_default_source(s);
     std::string query = "{\"op\": \"" + op + "\", \"job\": " + std::to_string(job) + "}";
     std::string reply;
     if (!s.server.empty()) {
@@ -37,12 +95,27 @@ std::string fetch_status(StatusSource &s, const std::string &op, long job) {
             throw InputError("", "--server", "'" + s.server + "' has no port", "write HOST:PORT, e.g. ctl1:6820");
         int port = std::atoi(s.server.c_str() + colon + 1);
         if (port <= 0 || port > 65535) throw InputError("", "--server", "bad port in '" + s.server + "'");
-        reply = query_status_service(s.server.substr(0, colon), static_cast<uint16_t>(port), query);
+        try {
+            reply = query_status_service(s.server.substr(0, colon), static_cast<uint16_t>(port), query);
+        } catch (const InputError &e) {
+            if (s.found_in.empty()) throw;
+            // Say where the address came from: the user gave none.
+            throw InputError(s.found_in, "StatusPort", "status service " + s.server + ": " + e.what());
+        }
     } else {
         Config conf;
         ClusterModel model = load_model(s.files, &conf);
         std::string state = s.files.state.empty() ? conf.state_file : s.files.state;
-        Ledger ledger = state.empty() ? Ledger(model.fabric().blades.size()) : Ledger::load(state, model.fabric(), nullptr);
+        // Offline, reservations come from the ledger alone: without it every blade would
+        // look free, so say so rather than show a confident, wrong picture.
+        if (state.empty())
+            std::fprintf(stderr, "morpheus: warning: no ledger given (--state FILE or StateFile= in morpheus.conf): "
+                                 "reservations are unknown and every blade shows free\n");
+        else if (::access(state.c_str(), R_OK) != 0)
+            std::fprintf(stderr, "morpheus: warning: %s: cannot read the ledger (%s): every blade shows free\n",
+                         state.c_str(), std::strerror(errno));
+        Ledger ledger = state.empty() || ::access(state.c_str(), R_OK) != 0 ? Ledger(model.fabric().blades.size())
+                                                                             : Ledger::load(state, model.fabric(), nullptr);
         DecisionLog none;
         uid_t uid = getuid();
         reply = answer_status_query(model, ledger, none, uid, uid == 0, query);

@@ -10,6 +10,7 @@ namespace morpheus::cli {
 struct StatusSource {
     Sources files;
     std::string server;  // HOST:PORT; empty: offline from files
+    std::string found_in;  // the morpheus.conf that named the server, when the user named none
 };
 
 // Adds --server and the file options to a subcommand's getopt loop; returns true if it took c.

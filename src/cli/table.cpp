@@ -9,7 +9,7 @@ namespace {
 bool numeric(const std::string &s) { return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s == "-"); }
 }  // namespace
 
-std::string Table::render() const {
+std::string Table::render(bool header) const {
     std::vector<size_t> width;
     for (const auto &row : rows_)
         for (size_t i = 0; i < row.size(); ++i) {
@@ -17,7 +17,7 @@ std::string Table::render() const {
             width[i] = std::max(width[i], row[i].size());
         }
     std::string out;
-    for (size_t r = 0; r < rows_.size(); ++r) {
+    for (size_t r = header ? 0 : 1; r < rows_.size(); ++r) {
         const auto &row = rows_[r];
         std::string line;
         for (size_t i = 0; i < row.size(); ++i) {

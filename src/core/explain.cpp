@@ -294,6 +294,7 @@ std::string status_json(const ClusterModel &m, const Ledger &l, long viewer) {
         if (detail) {
             json_object_set_new(o, "pods", json_string(pods_words(f, r.pods).c_str()));
             json_object_set_new(o, "since", json_integer(r.since));
+            json_object_set_new(o, "nodes", json_string(compress_hostlist(r.nodes).c_str()));
             json_object_set_new(o, "hot_latency_bound_ns", json_integer(static_cast<json_int_t>(r.hot_latency_bound_ns)));
             json_object_set_new(o, "affected", json_boolean(r.affected));
             json_t *segs = json_array();

@@ -23,4 +23,22 @@ run 0 "$MORPHEUS" place "$F" "$I" --state "$L" --release 42
 run 0 "$MORPHEUS" pools "$F" "$I" --state "$L" --json
 [ "$(json_field "sum(b['dram']['reserved']+b['pmem']['reserved'] for b in d['blades'])")" = 0 ] ||
     { echo "FAIL: release frees"; failures=$((failures+1)); }
+# No arguments: morpheus.conf beside slurm.conf ($SLURM_CONF), as sinfo finds slurm.conf.
+mkdir -p "$WORK/etc"
+cp "$ETC/morpheus.conf" "$ETC/fabric.json" "$ETC/inventory.json" "$WORK/etc/"
+printf 'ClusterName=t\nSlurmctldHost=ctl(127.0.0.1)\n' >"$WORK/etc/slurm.conf"
+SLURM_CONF="$WORK/etc/slurm.conf" run 0 "$MORPHEUS" pools --json
+[ "$(json_field "len(d['blades'])")" = 8 ] || { echo "FAIL: pools found no morpheus.conf beside slurm.conf"; failures=$((failures+1)); }
+# ...offline, with no ledger: it says that every blade shows free, rather than pretend.
+contains "$WORK/err" "no ledger given"
+echo "StateFile=$WORK/missing-ledger.json" >>"$WORK/etc/morpheus.conf"
+SLURM_CONF="$WORK/etc/slurm.conf" run 0 "$MORPHEUS" pools
+contains "$WORK/err" "missing-ledger.json: cannot read the ledger"
+# ...and with StatusPort set, the live service on the SlurmctldHost (none listens here).
+echo "StatusPort=1" >>"$WORK/etc/morpheus.conf"
+SLURM_CONF="$WORK/etc/slurm.conf" run 1 "$MORPHEUS" pools
+contains "$WORK/err" "127.0.0.1:1"
+rm "$WORK/etc/morpheus.conf"
+SLURM_CONF="$WORK/etc/slurm.conf" run 1 "$MORPHEUS" jobs
+contains "$WORK/err" "no morpheus.conf beside $WORK/etc/slurm.conf"
 finish
