@@ -9,7 +9,7 @@ if [ -z "${E2E_RUN:-}" ]; then
 	exec "$here/harness.sh" run-test "$0" "$@"
 fi
 morpheus=$E2E_BUILD/src/cli/morpheus
-# Every command shown must work: a view that errors fails the demo (and its test, test_w).
+# Every command shown must work: a view that errors fails the demo (and its test, test_z).
 run() { echo "\$ $*"; "$@" || { echo "demo: $1 failed" >&2; exit 1; }; echo; }
 
 out=$E2E_RUN/demo.out

@@ -1,5 +1,5 @@
 #!/bin/bash
-# (w) The quick start's demo runs clean on this cluster: every view it shows works (squeue's
+# (z) The quick start's demo runs clean on this cluster: every view it shows works (squeue's
 # field is system_comment on every release) and the demo job's placement shows in squeue.
 . "$(dirname "$0")/lib.sh"
 
