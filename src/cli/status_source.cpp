@@ -41,7 +41,7 @@ std::string fetch_status(StatusSource &s, const std::string &op, long job) {
         Config conf;
         ClusterModel model = load_model(s.files, &conf);
         std::string state = s.files.state.empty() ? conf.state_file : s.files.state;
-        Ledger ledger = state.empty() ? Ledger(model.fabric().blades.size()) : Ledger::load(state, model.fabric(), nullptr);
+        Ledger ledger = state.empty() ? Ledger(model.fabric().blades.size()) : Ledger::load(state, model.fabric());
         DecisionLog none;
         uid_t uid = getuid();
         reply = answer_status_query(model, ledger, none, uid, uid == 0, query);
