@@ -41,9 +41,9 @@ morpheus_engine_t *morpheus_engine_open(const char *conf_path, const char *defau
 					morpheus_error_t *err);
 void morpheus_engine_close(morpheus_engine_t **engine);
 
-/* Every change to the ledger is on disk (written and renamed, so a SIGKILL loses nothing)
- * before morpheus_reserve()/morpheus_release() return; this fsyncs it, for power loss, at a
- * pace of the caller's choosing (select/morpheus: once a second). Closing syncs too. */
+/* Every change to the ledger is durable (written, fsync'ed, renamed, directory fsync'ed)
+ * before morpheus_reserve()/morpheus_release() return, so this has nothing left to do; it
+ * stays for callers that still call it once a second. */
 int morpheus_engine_sync(morpheus_engine_t *engine, morpheus_error_t *err);
 
 /* Re-reads morpheus.conf, fabric and inventory; validates everything before swapping it in.

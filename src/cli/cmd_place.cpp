@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <memory>
 
 #include "explain.hpp"
 #include "hostlist.hpp"
@@ -93,9 +94,10 @@ int cmd_place(int argc, char **argv) {
 
     ClusterModel model = load_model(s);
     const Fabric &f = model.fabric();
-    std::vector<std::string> warnings;
-    Ledger ledger = s.state.empty() ? Ledger(f.blades.size()) : Ledger::load(s.state, f, &warnings);
-    for (const std::string &w : warnings) std::fprintf(stderr, "morpheus: warning: %s\n", w.c_str());
+    // A change to the ledger is a read-modify-write: hold its lock from the read to the save.
+    std::unique_ptr<LedgerLock> lock;
+    if (reserve || release >= 0) lock = std::make_unique<LedgerLock>(s.state, LedgerLock::Writer::Tool);
+    Ledger ledger = s.state.empty() ? Ledger(f.blades.size()) : Ledger::load(s.state, f);
     if (release >= 0) {
         bool had = ledger.release(static_cast<uint64_t>(release));
         ledger.save(s.state, f);

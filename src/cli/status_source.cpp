@@ -115,7 +115,7 @@ std::string fetch_status(StatusSource &s, const std::string &op, long job) {
             std::fprintf(stderr, "morpheus: warning: %s: cannot read the ledger (%s): every blade shows free\n",
                          state.c_str(), std::strerror(errno));
         Ledger ledger = state.empty() || ::access(state.c_str(), R_OK) != 0 ? Ledger(model.fabric().blades.size())
-                                                                             : Ledger::load(state, model.fabric(), nullptr);
+                                                                             : Ledger::load(state, model.fabric());
         DecisionLog none;
         uid_t uid = getuid();
         reply = answer_status_query(model, ledger, none, uid, uid == 0, query);

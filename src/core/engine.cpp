@@ -26,6 +26,57 @@ Engine::Loaded Engine::load_all(const std::string &conf_path) {
     return l;
 }
 
+namespace {
+
+// Sets `affected` on the reservations holding memory on a failed blade; returns the jobs
+// that became affected, and whether anything changed.
+bool flag_affected(Ledger &ledger, const Inventory &inv, std::vector<uint64_t> *newly) {
+    bool changed = false;
+    for (const auto &[id, r] : ledger.reservations()) {
+        bool affected = false;
+        for (const Segment &s : r.segments)
+            if (inv.blades[s.blade].state == BladeState::Failed) affected = true;
+        if (affected == r.affected) continue;
+        if (affected) newly->push_back(id);
+        ledger.find_mutable(id)->affected = affected;
+        changed = true;
+    }
+    return changed;
+}
+
+std::string job_list(const std::vector<uint64_t> &ids) {
+    std::string s;
+    for (uint64_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
+    return s;
+}
+
+// An inventory that removes a blade holding reserved memory, or offers less than is reserved
+// on it, is refused: the memory is in use by running jobs. A failed blade may shrink (its
+// holders are handled by the blade-failure policy).
+void refuse_stranding(const Ledger &ledger, const Inventory &inv, const Fabric &fabric) {
+    for (uint32_t b = 0; b < inv.blades.size() && b < ledger.blade_count(); ++b) {
+        const BladeStock &stock = inv.blades[b];
+        for (size_t t = 0; t < kTierCount; ++t) {
+            uint64_t held = ledger.reserved(b, static_cast<Tier>(t));
+            if (held == 0) continue;
+            std::string ids = job_list(ledger.holders(b));
+            std::string fix = "drain the blade and wait for jobs " + ids + " to end, or keep the blade in the inventory";
+            if (stock.state == BladeState::Absent)
+                throw InputError(inv.source, "", "blade \"" + fabric.blades[b].name + "\" is missing, but jobs " + ids +
+                                                     " hold " + std::to_string(held) + " bytes of its " +
+                                                     tier_name(static_cast<Tier>(t)), fix);
+            if (stock.state != BladeState::Failed && stock.capacity[t] < held)
+                throw InputError(inv.source, "", "blade \"" + fabric.blades[b].name + "\" offers " +
+                                                     std::to_string(stock.capacity[t]) + " bytes of " +
+                                                     tier_name(static_cast<Tier>(t)) + ", but jobs " + ids + " hold " +
+                                                     std::to_string(held),
+                                 fix + " with at least that capacity (or mark it failed)");
+        }
+    }
+}
+
+}  // namespace
+
 Engine::Engine(const std::string &conf_path, const std::string &default_state_file)
     : conf_path_(conf_path), default_state_file_(default_state_file) {
     Loaded l = load_all(conf_path);
@@ -35,26 +86,32 @@ Engine::Engine(const std::string &conf_path, const std::string &default_state_fi
     state_file_ = config_.state_file.empty() ? default_state_file_ : config_.state_file;
     if (state_file_.empty())
         throw InputError(conf_path, "", "no StateFile set and no default given", "add StateFile=/var/spool/slurmctld/morpheus_ledger.json");
-    ledger_ = Ledger::load(state_file_, model_->fabric(), &warnings_);
+    ledger_ = Ledger::load(state_file_, model_->fabric());
     inventory_stamp_ = file_stamp(config_.inventory_file);
     mark_affected();
 }
 
+// Every change below is built on a copy and saved before it replaces the ledger in memory:
+// a failed save (disk full) leaves both the file and the memory as they were.
 void Engine::reload() {
     Loaded l = load_all(conf_path_);  // throws before anything changes
     std::string state = l.config.state_file.empty() ? default_state_file_ : l.config.state_file;
-    std::vector<std::string> warnings = l.warnings;
-    Ledger rebound = ledger_.rebind(model_->fabric(), l.model->fabric(), &warnings);
+    Ledger next = ledger_.rebind(model_->fabric(), l.model->fabric());  // refuses to orphan a reservation
+    refuse_stranding(next, l.model->inventory(), l.model->fabric());
+    std::vector<uint64_t> newly;
+    bool changed = flag_affected(next, l.model->inventory(), &newly);
+    if (changed || state != state_file_) {
+        LedgerLock lock(state, LedgerLock::Writer::Engine);
+        next.save(state, l.model->fabric());
+    }
     config_ = std::move(l.config);
     model_ = std::move(l.model);
-    ledger_ = std::move(rebound);
-    warnings_ = std::move(warnings);
-    bool moved = state != state_file_;
+    ledger_ = std::move(next);
+    warnings_ = std::move(l.warnings);
     state_file_ = state;
     inventory_stamp_ = file_stamp(config_.inventory_file);
     ++generation_;
-    mark_affected();
-    if (moved) save();
+    newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
 }
 
 bool Engine::refresh_inventory(int64_t now) {
@@ -63,38 +120,38 @@ bool Engine::refresh_inventory(int64_t now) {
     std::string stamp = file_stamp(config_.inventory_file);
     if (stamp == inventory_stamp_) return false;
     Inventory inv = read_inventory(config_.inventory_file, model_->fabric());  // throws: keep old
+    refuse_stranding(ledger_, inv, model_->fabric());
+    Ledger next = ledger_;
+    std::vector<uint64_t> newly;
+    if (flag_affected(next, inv, &newly)) {
+        LedgerLock lock(state_file_, LedgerLock::Writer::Engine);
+        next.save(state_file_, model_->fabric());
+    }
     inventory_stamp_ = stamp;
     warnings_ = inv.warnings;
     model_ = std::make_shared<const ClusterModel>(model_->with_inventory(std::move(inv)));
-    mark_affected();
+    ledger_ = std::move(next);
+    newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
     return true;
 }
 
 void Engine::mark_affected() {
-    const Inventory &inv = model_->inventory();
-    bool changed = false;
-    for (const auto &[id, r] : ledger_.reservations()) {
-        bool affected = false;
-        for (const Segment &s : r.segments)
-            if (inv.blades[s.blade].state == BladeState::Failed) affected = true;
-        if (affected == r.affected) continue;
-        if (affected) newly_affected_.push_back(id);
-        ledger_.find_mutable(id)->affected = affected;
-        changed = true;
-    }
-    if (changed) save();
+    Ledger next = ledger_;
+    std::vector<uint64_t> newly;
+    if (!flag_affected(next, model_->inventory(), &newly)) return;
+    LedgerLock lock(state_file_, LedgerLock::Writer::Engine);
+    next.save(state_file_, model_->fabric());
+    ledger_ = std::move(next);
+    newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
 }
 
 void Engine::save() {
-    ledger_.save(state_file_, model_->fabric(), false);
-    unsynced_ = true;
+    LedgerLock lock(state_file_, LedgerLock::Writer::Engine);
+    ledger_.save(state_file_, model_->fabric());
 }
 
-void Engine::sync() {
-    if (!unsynced_) return;
-    Ledger::sync_file(state_file_);
-    unsynced_ = false;
-}
+// Saves are durable (fsync'ed) before reserve()/release() return; nothing is left to batch.
+void Engine::sync() {}
 
 Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nodes) {
     const ClusterModel &m = *model_;
@@ -133,14 +190,28 @@ Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nod
     for (uint32_t n : nodes) r.nodes.push_back(m.fabric().node_names[n]);
     r.segments = p.segments;
     r.hot_latency_bound_ns = p.hot_latency_bound_ns;
-    if (!ledger_.reserve(r, m.inventory(), &why)) throw InputError("", "job " + std::to_string(req.job_id), why);
-    save();
+    Ledger next = ledger_;
+    if (!next.reserve(r, m.inventory(), &why)) throw InputError("", "job " + std::to_string(req.job_id), why);
+    std::swap(ledger_, next);
+    try {
+        save();
+    } catch (...) {
+        std::swap(ledger_, next);  // not on disk: not in memory either
+        throw;
+    }
     return r;
 }
 
 bool Engine::release(uint64_t job_id) {
-    if (!ledger_.release(job_id)) return false;
-    save();
+    Ledger next = ledger_;
+    if (!next.release(job_id)) return false;
+    std::swap(ledger_, next);
+    try {
+        save();
+    } catch (...) {
+        std::swap(ledger_, next);
+        throw;
+    }
     return true;
 }
 
@@ -148,8 +219,16 @@ size_t Engine::reconcile(const std::vector<uint64_t> &running) {
     std::vector<uint64_t> gone;
     for (const auto &[id, r] : ledger_.reservations())
         if (std::find(running.begin(), running.end(), id) == running.end()) gone.push_back(id);
-    for (uint64_t id : gone) ledger_.release(id);
-    if (!gone.empty()) save();
+    if (gone.empty()) return 0;
+    Ledger next = ledger_;
+    for (uint64_t id : gone) next.release(id);
+    std::swap(ledger_, next);
+    try {
+        save();
+    } catch (...) {
+        std::swap(ledger_, next);
+        throw;
+    }
     return gone.size();
 }
 

@@ -36,9 +36,8 @@ public:
     // Reserves blades for the nodes Slurm allocated; persists before returning.
     Reservation reserve(const Request &req, const std::vector<uint32_t> &nodes);
     bool release(uint64_t job_id);
-    // fsyncs the ledger if it changed since the last sync. Reservations are written (atomic
-    // rename) before reserve()/release() return, which survives SIGKILL; the fsync that also
-    // survives power loss is batched here, once a second, off slurmctld's scheduling path.
+    // Nothing to do: every change is written durably (fsync, rename, directory fsync) before
+    // reserve()/release() return. Kept for the C ABI.
     void sync();
     size_t reconcile(const std::vector<uint64_t> &running);
     std::vector<uint64_t> jobs_on_failed_blades() const;

@@ -1,13 +1,24 @@
-// Ledger bookkeeping and its crash-safe file.
+// Ledger bookkeeping and its crash-safe, checksummed file.
 #include "ledger.hpp"
 
 #include <fcntl.h>
 #include <jansson.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <set>
+#include <sstream>
+#include <thread>
 
 #include "input_error.hpp"
 #include "json_document.hpp"
@@ -46,7 +57,11 @@ bool Ledger::reserve(const Reservation &r, const Inventory &inventory, std::stri
             if (why) *why = "segment names blade index " + std::to_string(s.blade) + " outside the fabric";
             return false;
         }
-        wanted[{s.blade, static_cast<size_t>(s.tier)}] += s.bytes;
+        uint64_t &sum = wanted[{s.blade, static_cast<size_t>(s.tier)}];
+        if (__builtin_add_overflow(sum, s.bytes, &sum)) {
+            if (why) *why = "segments on blade index " + std::to_string(s.blade) + " add up to more than 2^64 bytes";
+            return false;
+        }
     }
     for (const auto &[key, bytes] : wanted) {
         uint64_t held = 0;
@@ -72,6 +87,17 @@ bool Ledger::reserve(const Reservation &r, const Inventory &inventory, std::stri
     return true;
 }
 
+std::vector<uint64_t> Ledger::holders(uint32_t blade) const {
+    std::vector<uint64_t> out;
+    for (const auto &[id, r] : jobs_)
+        for (const Segment &s : r.segments)
+            if (s.blade == blade && s.bytes > 0) {
+                out.push_back(id);
+                break;
+            }
+    return out;
+}
+
 bool Ledger::release(uint64_t job_id) {
     auto it = jobs_.find(job_id);
     if (it == jobs_.end()) return false;
@@ -87,59 +113,148 @@ struct JsonRef {
     ~JsonRef() { json_decref(p); }
 };
 
+LedgerFileOps real_ops() { return {&::write, &::fsync, &::rename}; }
+LedgerFileOps file_ops = real_ops();
+
 std::string directory_of(const std::string &path) {
     std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
     return dir.empty() ? "/" : dir;
 }
 
-void fsync_directory(const std::string &path) {
-    int dfd = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        ::fsync(dfd);  // makes the rename itself durable
-        ::close(dfd);
-    }
+std::string join_ids(const std::vector<uint64_t> &ids) {
+    std::string s;
+    for (uint64_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
+    return s;
 }
 
-// Writes a temporary file and renames it over `path`: a reader (or a restart after SIGKILL)
-// sees the old or the new content, never a mix. With `durable`, both are fsync'ed first, so
-// a power loss cannot lose it either.
-void write_all_synced(const std::string &path, const std::string &data, bool durable) {
+// FNV-1a 64 of the canonical (compact, sorted) JSON of "jobs": any change to the content,
+// including one flipped bit, changes it.
+std::string checksum_of(json_t *jobs) {
+    char *text = json_dumps(jobs, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    std::unique_ptr<char, decltype(&std::free)> guard(text, &std::free);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *p = text; p && *p; ++p) {
+        h ^= static_cast<unsigned char>(*p);
+        h *= 0x100000001b3ULL;
+    }
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "fnv1a64:%016" PRIx64, h);
+    return hex;
+}
+
+// Order matters for power loss: the temporary's data must be on disk before the rename
+// installs it, and the rename before we report success, so a power cut leaves the old or the
+// new file, never an empty one. The previous file stays as STATE.prev (a hard link: cheap).
+void write_durably(const std::string &path, const std::string &data) {
     std::string tmp = path + ".new";
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) throw InputError(tmp, "", std::string("cannot write: ") + std::strerror(errno),
                                  "check that the state directory exists and is writable by SlurmUser");
+    auto fail = [&](const char *what, int e) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw InputError(tmp, "", std::string(what) + std::strerror(e),
+                         "free space on the state file's file system; the ledger on disk and in memory is unchanged");
+    };
     size_t off = 0;
     while (off < data.size()) {
-        ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+        ssize_t n = file_ops.write(fd, data.data() + off, data.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) fail("write failed: ", n < 0 ? errno : ENOSPC);
+        off += static_cast<size_t>(n);
+    }
+    if (file_ops.fsync(fd) != 0) fail("fsync failed: ", errno);
+    if (::close(fd) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        throw InputError(tmp, "", std::string("close failed: ") + std::strerror(e));
+    }
+    std::string prev = path + ".prev";
+    ::unlink(prev.c_str());
+    (void)::link(path.c_str(), prev.c_str());  // best effort: no previous file on the first save
+    if (file_ops.rename(tmp.c_str(), path.c_str()) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        throw InputError(path, "", std::string("rename failed: ") + std::strerror(e));
+    }
+    int dfd = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 || file_ops.fsync(dfd) != 0) {
+        int e = errno;
+        if (dfd >= 0) ::close(dfd);
+        throw InputError(directory_of(path), "", std::string("fsync of the state directory failed: ") + std::strerror(e));
+    }
+    ::close(dfd);
+}
+
+// Reads a state file without ever blocking: a FIFO or device named as StateFile is refused.
+// False when the file does not exist.
+bool read_regular_file(const std::string &path, std::string *text) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ENOENT) return false;
+        throw InputError(path, "", std::string("cannot read: ") + std::strerror(errno),
+                         "check the path and its permissions (SlurmUser must read and write it)");
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw InputError(path, "", "is not a regular file", "point StateFile at a plain file in a local directory");
+    }
+    text->clear();
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             int e = errno;
             ::close(fd);
-            throw InputError(tmp, "", std::string("write failed: ") + std::strerror(e));
+            throw InputError(path, "", std::string("read failed: ") + std::strerror(e));
         }
-        off += static_cast<size_t>(n);
+        if (n == 0) break;
+        text->append(buf, static_cast<size_t>(n));
     }
-    if ((durable && ::fsync(fd) != 0) || ::close(fd) != 0)
-        throw InputError(tmp, "", std::string("fsync failed: ") + std::strerror(errno));
-    if (::rename(tmp.c_str(), path.c_str()) != 0)
-        throw InputError(path, "", std::string("rename failed: ") + std::strerror(errno));
-    if (durable) fsync_directory(path);
+    ::close(fd);
+    return true;
+}
+
+std::string recovery_advice(const std::string &path) {
+    std::string prev = path + ".prev";
+    std::string s = "stop slurmctld; ";
+    if (::access(prev.c_str(), F_OK) == 0) s += "the previous good ledger is " + prev + ": copy it over " + path + ", or ";
+    return s + "remove " + path + " to start with no reservations (slurmctld reserves again for the jobs it recovers running at startup)";
+}
+
+// A reservation must never silently lose memory to a fabric change: its blades and pods are
+// refused when missing. `names` maps each missing blade or pod to the jobs holding it.
+[[noreturn]] void refuse_orphans(const std::string &fabric_file, const std::map<std::string, std::vector<uint64_t>> &names,
+                                 const std::string &context, const std::string &extra_fix) {
+    std::string problem = context, ids;
+    std::set<uint64_t> all;
+    for (const auto &[name, jobs] : names) {
+        problem += (problem == context ? " " : "; ") + name + " (held by job" + (jobs.size() > 1 ? "s " : " ") + join_ids(jobs) + ")";
+        all.insert(jobs.begin(), jobs.end());
+    }
+    ids = join_ids(std::vector<uint64_t>(all.begin(), all.end()));
+    throw InputError(fabric_file, "", problem + " is not in this fabric",
+                     "drain the blade and wait for jobs " + ids + " to end, or keep the blade (and pod) in the fabric" + extra_fix);
+}
+
+void note_orphan(std::map<std::string, std::vector<uint64_t>> &names, const std::string &what, uint64_t job) {
+    std::vector<uint64_t> &v = names[what];
+    if (v.empty() || v.back() != job) v.push_back(job);
 }
 
 }  // namespace
 
-void Ledger::sync_file(const std::string &path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    int rc = ::fsync(fd);
-    ::close(fd);
-    if (rc != 0) throw InputError(path, "", std::string("fsync failed: ") + std::strerror(errno));
-    fsync_directory(path);
+void set_ledger_file_ops_for_tests(const LedgerFileOps &ops) {
+    LedgerFileOps real = real_ops();
+    file_ops.write = ops.write ? ops.write : real.write;
+    file_ops.fsync = ops.fsync ? ops.fsync : real.fsync;
+    file_ops.rename = ops.rename ? ops.rename : real.rename;
 }
 
-void Ledger::save(const std::string &path, const Fabric &fabric, bool durable) const {
+std::string Ledger::to_json(const Fabric &fabric) const {
     JsonRef root{json_object()};
-    json_object_set_new(root.p, "version", json_integer(1));
     json_t *jobs = json_array();
     for (const auto &[id, r] : jobs_) {
         json_t *j = json_object();
@@ -173,86 +288,201 @@ void Ledger::save(const std::string &path, const Fabric &fabric, bool durable) c
         json_object_set_new(j, "segments", segs);
         json_array_append_new(jobs, j);
     }
+    json_object_set_new(root.p, "version", json_integer(2));
+    json_object_set_new(root.p, "checksum", json_string(checksum_of(jobs).c_str()));
     json_object_set_new(root.p, "jobs", jobs);
     char *text = json_dumps(root.p, JSON_INDENT(1) | JSON_SORT_KEYS);
     std::unique_ptr<char, decltype(&std::free)> guard(text, &std::free);
-    write_all_synced(path, std::string(text) + "\n", durable);
+    return std::string(text) + "\n";
 }
 
-Ledger Ledger::load(const std::string &path, const Fabric &fabric, std::vector<std::string> *warnings) {
+void Ledger::save(const std::string &path, const Fabric &fabric) const { write_durably(path, to_json(fabric)); }
+
+Ledger Ledger::load(const std::string &path, const Fabric &fabric) {
     Ledger ledger(fabric.blades.size());
-    if (::access(path.c_str(), F_OK) != 0) return ledger;
-    JsonDocument doc = JsonDocument::load_file(path);
-    JsonValue root = doc.root();
-    for (const JsonValue &j : root.member("jobs").elements()) {
-        Reservation r;
-        r.job_id = j.member("job_id").as_count();
-        r.uid = static_cast<uint32_t>(j.member("uid").as_count());
-        r.since = static_cast<int64_t>(j.member("since").as_count());
-        r.hot_latency_bound_ns = j.has("hot_latency_bound_ns") ? j.member("hot_latency_bound_ns").as_count() : 0;
-        r.affected = j.has("affected") && j.member("affected").as_bool();
-        for (const JsonValue &p : j.member("pods").elements()) {
-            int pod = fabric.pod_index(p.member("pod").as_string());
-            if (pod < 0) {
-                if (warnings) warnings->push_back(path + ": job " + std::to_string(r.job_id) + ": pod " +
-                                                  p.member("pod").as_string() + " is no longer in the fabric");
-                continue;
-            }
-            r.pods.push_back({static_cast<uint32_t>(pod), static_cast<uint32_t>(p.member("nodes").as_count())});
+    std::string text;
+    if (!read_regular_file(path, &text)) return ledger;
+    std::string advice = recovery_advice(path);
+    try {
+        JsonDocument doc = JsonDocument::load_string(text, path);
+        JsonValue root = doc.root();
+        if (!root.is_object()) root.fail("a ledger must be a JSON object");
+        root.expect_keys({"version", "checksum", "jobs"});
+        uint64_t version = root.member("version").as_count();
+        if (version != 1 && version != 2)
+            root.member("version").fail("unsupported ledger version " + std::to_string(version),
+                                        "this Morpheus reads versions 1 and 2");
+        JsonValue jobs = root.member("jobs");
+        if (!jobs.is_array()) jobs.fail("expected an array of reservations");
+        // Version 1 had no checksum: read for the upgrade, written back as version 2.
+        if (version == 2) {
+            std::string stored = root.member("checksum").as_string();
+            JsonRef canonical{json_loadb(text.data(), text.size(), 0, nullptr)};
+            if (stored != checksum_of(json_object_get(canonical.p, "jobs")))
+                root.member("checksum").fail("checksum does not match the content: the file is damaged");
+        } else if (root.has("checksum")) {
+            root.member("checksum").fail("version 1 ledgers have no checksum");
         }
-        for (const JsonValue &n : j.member("nodes").elements()) r.nodes.push_back(n.as_string());
-        for (const JsonValue &s : j.member("segments").elements()) {
-            Segment seg;
-            std::string blade = s.member("blade").as_string();
-            int b = fabric.blade_index(blade);
-            if (b < 0) {
-                if (warnings) warnings->push_back(path + ": job " + std::to_string(r.job_id) + ": blade " + blade +
-                                                  " is no longer in the fabric; its segment is dropped");
-                continue;
+        std::map<std::string, std::vector<uint64_t>> orphans;
+        for (const JsonValue &j : jobs.elements()) {
+            j.expect_keys({"job_id", "uid", "since", "hot_latency_bound_ns", "affected", "pods", "nodes", "segments"});
+            Reservation r;
+            r.job_id = j.member("job_id").as_count();
+            if (r.job_id == 0) j.member("job_id").fail("job id 0 is not a Slurm job");
+            if (ledger.jobs_.count(r.job_id)) j.member("job_id").fail("job " + std::to_string(r.job_id) + " is listed twice");
+            uint64_t uid = j.member("uid").as_count();
+            if (uid > UINT32_MAX) j.member("uid").fail("uid " + std::to_string(uid) + " does not fit 32 bits");
+            r.uid = static_cast<uint32_t>(uid);
+            uint64_t since = j.member("since").as_count();
+            if (since > static_cast<uint64_t>(INT64_MAX)) j.member("since").fail("time out of range");
+            r.since = static_cast<int64_t>(since);
+            r.hot_latency_bound_ns = j.has("hot_latency_bound_ns") ? j.member("hot_latency_bound_ns").as_count() : 0;
+            r.affected = j.has("affected") && j.member("affected").as_bool();
+            for (const JsonValue &p : j.member("pods").elements()) {
+                p.expect_keys({"pod", "nodes"});
+                std::string name = p.member("pod").as_string();
+                int pod = fabric.pod_index(name);
+                if (pod < 0) note_orphan(orphans, "pod \"" + name + "\"", r.job_id);
+                uint64_t nodes = p.member("nodes").as_count();
+                if (nodes == 0 || nodes > UINT32_MAX) p.member("nodes").fail("node count out of range");
+                r.pods.push_back({pod < 0 ? 0 : static_cast<uint32_t>(pod), static_cast<uint32_t>(nodes)});
             }
-            seg.blade = static_cast<uint32_t>(b);
-            seg.tier = s.member("tier").as_string() == "pmem" ? Tier::Pmem : Tier::Dram;
-            seg.use = s.member("use").as_string() == "cold" ? Use::Cold : Use::Hot;
-            seg.bytes = s.member("bytes").as_count();
-            seg.latency_ns = static_cast<uint32_t>(s.member("latency_ns").as_count());
-            int pod = fabric.pod_index(s.member("pod").as_string());
-            seg.pod = pod < 0 ? 0 : static_cast<uint32_t>(pod);
-            r.segments.push_back(seg);
+            for (const JsonValue &n : j.member("nodes").elements()) r.nodes.push_back(n.as_string());
+            for (const JsonValue &s : j.member("segments").elements()) {
+                s.expect_keys({"blade", "tier", "use", "bytes", "latency_ns", "pod"});
+                Segment seg;
+                std::string blade = s.member("blade").as_string();
+                int b = fabric.blade_index(blade);
+                if (b < 0) note_orphan(orphans, "blade \"" + blade + "\"", r.job_id);
+                seg.blade = b < 0 ? 0 : static_cast<uint32_t>(b);
+                std::string tier = s.member("tier").as_string(), use = s.member("use").as_string();
+                if (tier != "dram" && tier != "pmem") s.member("tier").fail("unknown tier \"" + tier + "\"", "use \"dram\" or \"pmem\"");
+                seg.tier = tier == "pmem" ? Tier::Pmem : Tier::Dram;
+                if (use != "hot" && use != "cold") s.member("use").fail("unknown use \"" + use + "\"", "use \"hot\" or \"cold\"");
+                seg.use = use == "cold" ? Use::Cold : Use::Hot;
+                seg.bytes = s.member("bytes").as_count();
+                uint64_t latency = s.member("latency_ns").as_count();
+                if (latency > UINT32_MAX) s.member("latency_ns").fail("latency out of range");
+                seg.latency_ns = static_cast<uint32_t>(latency);
+                std::string pod_name = s.member("pod").as_string();
+                int pod = fabric.pod_index(pod_name);
+                if (pod < 0) note_orphan(orphans, "pod \"" + pod_name + "\"", r.job_id);
+                seg.pod = pod < 0 ? 0 : static_cast<uint32_t>(pod);
+                if (b >= 0) {
+                    uint64_t &slot = ledger.reserved_[seg.blade][static_cast<size_t>(seg.tier)];
+                    if (__builtin_add_overflow(slot, seg.bytes, &slot))
+                        s.member("bytes").fail("reservations on blade \"" + blade + "\" " + tier + " add up to more than 2^64 bytes");
+                }
+                r.segments.push_back(seg);
+            }
+            // Capacity is not checked: loading never refuses what was granted (the inventory may
+            // have shrunk since); the sums above were counted already.
+            ledger.jobs_.emplace(r.job_id, std::move(r));
         }
-        // Loading never refuses what was granted: capacity may have shrunk since.
-        ledger.add(r, +1);
-        ledger.jobs_.emplace(r.job_id, std::move(r));
+        // Refusing to start is chosen over keeping an orphan counted against nothing: the
+        // engine then stays closed, jobs asking for Morpheus memory pend with this message
+        // (slurmctld itself runs), and no blade is ever promised twice.
+        if (!orphans.empty())
+            refuse_orphans(fabric.source, orphans, "the ledger " + path + " holds memory on",
+                           "; if those jobs have ended, " + advice);
+    } catch (const InputError &e) {
+        if (e.file() == fabric.source) throw;
+        throw InputError(e.file(), e.where(), e.problem(), e.fix().empty() ? advice : e.fix() + "; or " + advice);
     }
     return ledger;
 }
 
-Ledger Ledger::rebind(const Fabric &old_fabric, const Fabric &new_fabric, std::vector<std::string> *warnings) const {
+Ledger Ledger::rebind(const Fabric &old_fabric, const Fabric &new_fabric) const {
     Ledger out(new_fabric.blades.size());
+    std::map<std::string, std::vector<uint64_t>> orphans;
     for (const auto &[id, r] : jobs_) {
         Reservation moved = r;
-        moved.segments.clear();
-        moved.pods.clear();
-        for (const PodShare &p : r.pods) {
+        for (PodShare &p : moved.pods) {
             int pod = new_fabric.pod_index(old_fabric.pods[p.pod].name);
-            if (pod >= 0) moved.pods.push_back({static_cast<uint32_t>(pod), p.nodes});
+            if (pod < 0) note_orphan(orphans, "pod \"" + old_fabric.pods[p.pod].name + "\"", id);
+            p.pod = pod < 0 ? 0 : static_cast<uint32_t>(pod);
         }
-        for (const Segment &s : r.segments) {
+        for (Segment &s : moved.segments) {
             int b = new_fabric.blade_index(old_fabric.blades[s.blade].name);
-            if (b < 0) {
-                if (warnings) warnings->push_back("job " + std::to_string(id) + ": blade " +
-                                                  old_fabric.blades[s.blade].name + " left the fabric");
-                continue;
-            }
-            Segment t = s;
-            t.blade = static_cast<uint32_t>(b);
+            if (b < 0) note_orphan(orphans, "blade \"" + old_fabric.blades[s.blade].name + "\"", id);
             int pod = new_fabric.pod_index(old_fabric.pods[s.pod].name);
-            t.pod = pod < 0 ? 0 : static_cast<uint32_t>(pod);
-            moved.segments.push_back(t);
+            if (pod < 0) note_orphan(orphans, "pod \"" + old_fabric.pods[s.pod].name + "\"", id);
+            s.blade = b < 0 ? 0 : static_cast<uint32_t>(b);
+            s.pod = pod < 0 ? 0 : static_cast<uint32_t>(pod);
         }
-        out.add(moved, +1);
+        if (orphans.empty()) out.add(moved, +1);
         out.jobs_.emplace(id, std::move(moved));
     }
+    if (!orphans.empty()) refuse_orphans(new_fabric.source, orphans, "live reservations hold memory on", "");
     return out;
+}
+
+namespace {
+
+std::string process_name(long pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    std::getline(in, name);
+    return name;
+}
+
+}  // namespace
+
+LedgerLock::LedgerLock(const std::string &state_path, Writer who) {
+    std::string path = state_path + ".lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0)
+        throw InputError(path, "", std::string("cannot open the ledger lock: ") + std::strerror(errno),
+                         "check that the state directory exists and is writable");
+    auto holder = [&] {
+        char buf[256] = {0};
+        ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+        std::string s = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+        while (!s.empty() && s.back() == '\n') s.pop_back();
+        return s;
+    };
+    // The engine waits out a tool's short read-modify-write; a tool never waits on anyone.
+    int tries = who == Writer::Engine ? 200 : 1;
+    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR) break;
+        if (--tries <= 0) {
+            std::string h = holder();
+            ::close(fd_);
+            fd_ = -1;
+            for (char &c : h)
+                if (c == '\n') c = ';';
+            throw InputError(state_path, "", "another writer holds the ledger lock " + path + (h.empty() ? "" : " (" + h + ")"),
+                             "wait for it to finish and retry");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    // The file's first line names the engine that owns the ledger ("engine pid PID NAME"); a
+    // tool adds a line naming itself while it holds the lock.
+    std::string content = holder();
+    std::string owner = content.substr(0, content.find('\n'));
+    if (who == Writer::Tool) {
+        long pid = 0;
+        char name[64] = {0};
+        if (std::sscanf(owner.c_str(), "engine pid %ld %63s", &pid, name) == 2 && pid != ::getpid() &&
+            (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) && process_name(pid) == name) {
+            ::close(fd_);
+            fd_ = -1;
+            throw InputError(state_path, "", "the ledger belongs to a running " + std::string(name) + " (pid " +
+                                                 std::to_string(pid) + ", recorded in " + path +
+                                                 "); its next save would overwrite this change",
+                             "stop slurmctld first, or let slurmctld place the job instead of morpheus place --reserve");
+        }
+        if (owner.rfind("engine ", 0) != 0) owner.clear();
+    } else {
+        owner = "engine pid " + std::to_string(::getpid()) + " " + process_name(::getpid());
+    }
+    std::string me = owner + (owner.empty() ? "" : "\n");
+    if (who == Writer::Tool) me += "tool pid " + std::to_string(::getpid()) + " " + process_name(::getpid()) + "\n";
+    if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, me.data(), me.size(), 0);
+}
+
+LedgerLock::~LedgerLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the flock
 }
 
 }  // namespace morpheus

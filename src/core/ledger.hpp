@@ -1,6 +1,9 @@
 // The ledger: blade memory reserved per job. It never lets a tier go over capacity, saves
-// atomically (write, fsync, rename) and releases idempotently.
+// durably (write, fsync, rename, fsync the directory), reads strictly (checksum, every field
+// checked) and releases idempotently. Format and recovery: morpheus.conf(5), StateFile.
 #pragma once
+#include <sys/types.h>
+
 #include <array>
 #include <cstdint>
 #include <map>
@@ -58,20 +61,54 @@ public:
     size_t blade_count() const { return reserved_.size(); }
 
     // Persistent form keeps blade and pod names, so a changed fabric can be re-bound.
-    // Always atomic (temporary file, rename): a SIGKILL never leaves a torn file. `durable`
-    // also fsyncs before returning; otherwise call sync_file() later (power-loss safety).
-    void save(const std::string &path, const Fabric &fabric, bool durable = true) const;
-    static void sync_file(const std::string &path);
-    // Loads `path` against `fabric`; a missing file is an empty ledger. Segments on blades no
-    // longer in the fabric are dropped with a warning in `warnings`.
-    static Ledger load(const std::string &path, const Fabric &fabric, std::vector<std::string> *warnings);
-    // Rebinds to a new fabric (after reload) by names.
-    Ledger rebind(const Fabric &old_fabric, const Fabric &new_fabric, std::vector<std::string> *warnings) const;
+    // Durable before it returns: temporary written and fsync'ed, the last file kept as
+    // STATE.prev, rename, directory fsync'ed. A SIGKILL or a power cut leaves the old or the
+    // new file, never an empty one. Throws InputError (nothing installed) on any failure.
+    void save(const std::string &path, const Fabric &fabric) const;
+    // The file's content (version 2, with the checksum of "jobs").
+    std::string to_json(const Fabric &fabric) const;
+    // Loads `path` against `fabric`; a missing file is an empty ledger. Strict: a bad checksum,
+    // an unknown member, a bad value or a reservation on a blade or pod the fabric lacks is an
+    // InputError naming the file, the job and field, and how to recover.
+    static Ledger load(const std::string &path, const Fabric &fabric);
+    // Rebinds to a new fabric (after reload) by names. Throws InputError if a reservation
+    // holds memory on a blade (or serves a pod) that the new fabric lacks.
+    Ledger rebind(const Fabric &old_fabric, const Fabric &new_fabric) const;
+
+    // Job ids holding memory on `blade`, in order.
+    std::vector<uint64_t> holders(uint32_t blade) const;
 
 private:
     void add(const Reservation &r, int sign);
     std::map<uint64_t, Reservation> jobs_;
     std::vector<std::array<uint64_t, kTierCount>> reserved_;
 };
+
+// One writer of a ledger at a time: an flock on STATE.lock, which also names its holder.
+// The engine takes it for each save only (Slurm 23.11+ reconfigures by starting a second
+// slurmctld beside the first, so a lifetime lock would lock out the new one) and records
+// itself as the file's owner; a tool (morpheus place --reserve) takes it for its whole
+// read-modify-write and is refused while a live slurmctld owns the file, whose next save
+// would overwrite the tool's change.
+class LedgerLock {
+public:
+    enum class Writer { Engine, Tool };
+    LedgerLock(const std::string &state_path, Writer who);
+    ~LedgerLock();
+    LedgerLock(const LedgerLock &) = delete;
+    LedgerLock &operator=(const LedgerLock &) = delete;
+
+private:
+    int fd_ = -1;
+};
+
+// Test seam: the system calls a save goes through, so tests can fail a write (ENOSPC) or
+// record the order of write, fsync and rename. Passing nullptr members restores the real ones.
+struct LedgerFileOps {
+    ssize_t (*write)(int fd, const void *data, size_t size);
+    int (*fsync)(int fd);
+    int (*rename)(const char *from, const char *to);
+};
+void set_ledger_file_ops_for_tests(const LedgerFileOps &ops);
 
 }  // namespace morpheus

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "ledger.hpp"
 #include "morpheus/morpheus.h"
 #include "test_support.hpp"
 
@@ -203,11 +204,107 @@ static void status_views_filter_by_user(void **) {
     morpheus_engine_close(&e);
 }
 
+static std::string renamed_blade1(std::string text) {
+    for (size_t at; (at = text.find("\"blade1\"")) != std::string::npos;) text.replace(at, 8, "\"blade1-new\"");
+    return text;
+}
+
+// Issue 12: a renamed blade made reload drop job 1's segment, and its memory went to others.
+static void reload_refuses_to_orphan_a_reservation(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_int_equal(place(e, hot_request(1, "600G", "250ns"), &err), 0);
+    std::string fabric = d.read("fabric.json"), inventory = d.read("inventory.json");
+    d.write("fabric.json", renamed_blade1(fabric));
+    d.write("inventory.json", renamed_blade1(inventory));
+    uint64_t gen = morpheus_engine_generation(e);
+    assert_int_equal(morpheus_engine_reload(e, &err), -1);
+    assert_non_null(std::strstr(err.message, "fabric.json"));
+    assert_non_null(std::strstr(err.message, "blade \"blade1\""));
+    assert_non_null(std::strstr(err.message, "wait for jobs 1 to end"));
+    assert_int_equal(morpheus_engine_generation(e), gen);
+    // The last good model stays, and job 1 still holds blade1: a second 600G job waits.
+    assert_int_equal(place(e, hot_request(2, "600G", "250ns"), &err), -1);
+    // A restart against the renamed fabric refuses too, rather than trimming the ledger.
+    assert_null(morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err));
+    assert_non_null(std::strstr(err.message, "job 1"));
+    morpheus_engine_close(&e);
+}
+
+static void inventory_may_not_remove_reserved_memory(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_int_equal(place(e, hot_request(5, "600G", "250ns"), &err), 0);
+    std::string inv = d.read("inventory.json");
+    std::string without = inv;
+    size_t from = without.find("    {\n      \"name\": \"blade1\""), to = without.find("    {", from + 4);
+    without.erase(from, to - from);  // blade1's entry gone
+    sleep(1);
+    d.write("inventory.json", without);
+    assert_int_equal(morpheus_engine_refresh_inventory(e, time(nullptr) + 10, &err), -1);
+    assert_non_null(std::strstr(err.message, "inventory.json"));
+    assert_non_null(std::strstr(err.message, "blade1"));
+    assert_non_null(std::strstr(err.message, "jobs 5"));
+    assert_int_equal(morpheus_engine_reload(e, &err), -1);  // nor through a reload
+    // Shrinking below what is reserved is refused as well.
+    std::string small = inv;
+    small.replace(small.find("\"1T\""), 4, "\"100G\"");
+    sleep(1);
+    d.write("inventory.json", small);
+    assert_int_equal(morpheus_engine_refresh_inventory(e, time(nullptr) + 20, &err), -1);
+    assert_non_null(std::strstr(err.message, "offers"));
+    morpheus_engine_close(&e);
+}
+
+static ssize_t disk_full(int, const void *, size_t) {
+    errno = ENOSPC;
+    return -1;
+}
+
+// Issue 12: reserve returned -1 on ENOSPC but kept the job in memory; the next save wrote it.
+static void failed_save_changes_nothing(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_int_equal(place(e, hot_request(1, "100G", "250ns"), &err), 0);
+    morpheus::set_ledger_file_ops_for_tests({disk_full, nullptr, nullptr});
+    assert_int_equal(place(e, hot_request(2, "100G", "250ns"), &err), -1);
+    assert_non_null(std::strstr(err.message, "No space left"));
+    assert_null(morpheus_job_summary(e, 2));
+    assert_int_equal(morpheus_release(e, 1, &err), -1);
+    uint64_t none[] = {99};
+    assert_int_equal(morpheus_reconcile(e, none, 1, &err), -1);
+    char *kept = morpheus_job_summary(e, 1);
+    assert_non_null(kept);
+    free(kept);
+    // A blade failure that cannot be recorded is not applied (and is retried later).
+    std::string inv = d.read("inventory.json"), failed = inv;
+    failed.replace(failed.find("\"state\": \"up\""), 13, "\"state\": \"failed\"");
+    sleep(1);
+    d.write("inventory.json", failed);
+    assert_int_equal(morpheus_engine_refresh_inventory(e, time(nullptr) + 10, &err), -1);
+    uint64_t ids[4];
+    assert_int_equal(morpheus_jobs_newly_affected(e, ids, 4), 0);
+    morpheus::set_ledger_file_ops_for_tests({});
+    assert_int_equal(morpheus_engine_refresh_inventory(e, time(nullptr) + 20, &err), 1);
+    assert_int_equal(morpheus_jobs_newly_affected(e, ids, 4), 1);
+    // Space again: the next save holds job 1 and never job 2.
+    assert_int_equal(morpheus_release(e, 1, &err), 1);
+    assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\": 2"));
+    assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\": 1"));
+    morpheus_engine_close(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(open_reports_bad_files),     cmocka_unit_test(plan_reserve_release_persist),
         cmocka_unit_test(bad_reload_keeps_last_good), cmocka_unit_test(blade_failure_and_return),
         cmocka_unit_test(status_views_filter_by_user),
+        cmocka_unit_test(reload_refuses_to_orphan_a_reservation),
+        cmocka_unit_test(inventory_may_not_remove_reserved_memory),
+        cmocka_unit_test(failed_save_changes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
