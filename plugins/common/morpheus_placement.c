@@ -147,7 +147,9 @@ static void _status_service_locked(void)
 		1 : slurm_conf.control_cnt;
 	for (int i = 0; (rc < 0) && (i < tries); i++)
 		rc = morpheus_status_service_start_ex(
-			engine, port, slurm_conf.control_addr ? slurm_conf.control_addr[i] : NULL,
+			engine, port,
+			(slurm_conf.control_addr && (i < slurm_conf.control_cnt)) ?
+				slurm_conf.control_addr[i] : NULL,
 			&privileged, 1, flags, &err);
 	if (rc < 0) {
 		char *why = _err_text(&err);
