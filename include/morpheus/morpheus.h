@@ -58,6 +58,8 @@ int morpheus_engine_refresh_inventory(morpheus_engine_t *engine, int64_t now, mo
 const char *morpheus_engine_state_file(const morpheus_engine_t *engine);
 const char *morpheus_engine_failure_policy(const morpheus_engine_t *engine); /* requeue|signal|none */
 int morpheus_engine_status_port(const morpheus_engine_t *engine);
+/* StatusAddress of morpheus.conf, "" when unset (the service then listens on the default). */
+const char *morpheus_engine_status_address(const morpheus_engine_t *engine);
 
 /* Fabric nodes are numbered 0..node_count-1; a shim maps its node table once per load. */
 size_t morpheus_node_count(const morpheus_engine_t *engine);
@@ -115,9 +117,32 @@ size_t morpheus_jobs_newly_affected(morpheus_engine_t *engine, uint64_t *ids, si
 char *morpheus_status_json(morpheus_engine_t *engine, uint32_t viewer_uid, int privileged);
 
 /* Starts the status service (a thread) on `port`: requests carry munge credentials; root and
- * the given uids (SlurmUser) are privileged. Restarting replaces a running one. */
+ * the given uids (SlurmUser) are privileged. Restarting replaces a running one (and joins its
+ * thread: prefer detaching it first, see below). Listens on StatusAddress, else 127.0.0.1. */
 int morpheus_status_service_start(morpheus_engine_t *engine, int port, const uint32_t *privileged_uids,
 				  size_t count, morpheus_error_t *err);
+
+/* Slurm's PrivateData=jobs: unprivileged viewers see no other user's job at all. */
+#define MORPHEUS_STATUS_PRIVATE_JOBS 0x1u
+
+/* As morpheus_status_service_start, listening on StatusAddress of morpheus.conf, else on
+ * `default_address` (the slurmctld's own address; NULL or "": 127.0.0.1). `flags`:
+ * MORPHEUS_STATUS_PRIVATE_JOBS or 0. */
+int morpheus_status_service_start_ex(morpheus_engine_t *engine, int port, const char *default_address,
+				     const uint32_t *privileged_uids, size_t count, unsigned flags,
+				     morpheus_error_t *err);
+
+/* The listen address of the running service ("" when none), e.g. for the log. */
+const char *morpheus_status_service_address(const morpheus_engine_t *engine);
+
+/* Takes the running service (or NULL) off the engine without stopping it, so the caller can
+ * stop it with morpheus_status_service_destroy outside its own locks. It answers through the
+ * engine until destroyed: destroy it before morpheus_engine_close. */
+typedef struct morpheus_status_service morpheus_status_service_t;
+morpheus_status_service_t *morpheus_status_service_detach(morpheus_engine_t *engine);
+void morpheus_status_service_destroy(morpheus_status_service_t **service); /* stops, joins; prompt */
+
+/* Detach and destroy in one: joins the thread in the caller. */
 void morpheus_status_service_stop(morpheus_engine_t *engine);
 
 #ifdef __cplusplus

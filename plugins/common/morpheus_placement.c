@@ -80,6 +80,9 @@ static char *open_error;	   /* why engine is NULL when configured */
 static bool jobs_recovered_once;   /* the first job_init is startup, later ones reconfigure */
 static int status_port;		   /* the status service's port, 0: not running */
 static int status_failed_port;	   /* last port that could not be bound (logged once) */
+static char *status_conf_address;  /* StatusAddress the service started with ("": default) */
+static unsigned status_flags;	   /* MORPHEUS_STATUS_* the service started with */
+static morpheus_status_service_t *retired_status; /* joined outside glue_lock, see below */
 static char *inventory_error;	   /* last inventory refresh error, logged once */
 static pthread_t watcher;	   /* inventory watcher, see _watch_inventory */
 static bool watcher_running, watcher_stop;
@@ -106,23 +109,50 @@ static char *_err_text(const morpheus_error_t *err)
 	return xstrdup(err->message[0] ? err->message : "unknown error");
 }
 
-/* StatusPort of morpheus.conf: (re)started when it changes; root and SlurmUser privileged. */
+static unsigned _status_flags(void)
+{
+	return (slurm_conf.private_data & PRIVATE_DATA_JOBS) ? MORPHEUS_STATUS_PRIVATE_JOBS : 0;
+}
+
+/*
+ * StatusPort and StatusAddress of morpheus.conf, PrivateData of slurm.conf: the status service
+ * is (re)started when they change; root and SlurmUser are privileged. A running service is
+ * only detached here, never joined: job_test waits for glue_lock, so the caller joins it with
+ * _retire_status_service() after unlocking, and the next call starts the new one.
+ */
 static void _status_service_locked(void)
 {
 	int port = morpheus_engine_status_port(engine);
+	const char *conf_address = morpheus_engine_status_address(engine);
+	unsigned flags = _status_flags();
 	uint32_t privileged = slurm_conf.slurm_user_id;
 	morpheus_error_t err;
+	int rc = -1, tries;
 
-	if (port == status_port)
+	if (retired_status)
+		return; /* the old one still holds the port until it is joined */
+	if ((port == status_port) && (!status_port || ((flags == status_flags) &&
+	    !xstrcmp(conf_address, status_conf_address))))
 		return;
-	if (status_port)
-		morpheus_status_service_stop(engine);
-	status_port = 0;
+	if (status_port) {
+		retired_status = morpheus_status_service_detach(engine);
+		status_port = 0;
+		return;
+	}
 	if (port <= 0)
 		return;
-	/* Retried every second by the watcher: a port can be held for a moment by the slurmctld
-	 * this one replaces (24.11 reconfigure, a quick restart). Logged once per port. */
-	if (morpheus_status_service_start(engine, port, &privileged, 1, &err) < 0) {
+	/* By default on slurmctld's own address, never on all: try each SlurmctldHost's, as this
+	 * slurmctld may be a backup. Retried every second by the watcher: a port can be held for
+	 * a moment by the slurmctld this one replaces (24.11 reconfigure, a quick restart). */
+	tries = (conf_address[0] || !slurm_conf.control_addr || (slurm_conf.control_cnt < 1)) ?
+		1 : slurm_conf.control_cnt;
+	for (int i = 0; (rc < 0) && (i < tries); i++)
+		rc = morpheus_status_service_start_ex(
+			engine, port,
+			(slurm_conf.control_addr && (i < slurm_conf.control_cnt)) ?
+				slurm_conf.control_addr[i] : NULL,
+			&privileged, 1, flags, &err);
+	if (rc < 0) {
 		char *why = _err_text(&err);
 		if (port != status_failed_port)
 			error("select/morpheus: status service on port %d not started (retried every second): %s",
@@ -133,7 +163,24 @@ static void _status_service_locked(void)
 	}
 	status_port = port;
 	status_failed_port = 0;
-	info("select/morpheus: status service listening on port %d", port);
+	status_flags = flags;
+	xfree(status_conf_address);
+	status_conf_address = xstrdup(conf_address);
+	info("select/morpheus: status service listening on %s port %d%s",
+	     morpheus_status_service_address(engine), port,
+	     (flags & MORPHEUS_STATUS_PRIVATE_JOBS) ? ", PrivateData=jobs" : "");
+}
+
+/* Stops and joins the service _status_service_locked() detached. Called without glue_lock. */
+static void _retire_status_service(void)
+{
+	morpheus_status_service_t *s;
+
+	slurm_mutex_lock(&glue_lock);
+	s = retired_status;
+	retired_status = NULL;
+	slurm_mutex_unlock(&glue_lock);
+	morpheus_status_service_destroy(&s);
 }
 
 /* The inventory (blade states, loads) changes without a reconfigure; the core looks at the
@@ -210,6 +257,13 @@ static void *_watch_inventory(void *arg)
 				error("select/morpheus: ledger fsync: %s", err.message);
 			_refresh_inventory_locked();
 			_status_service_locked();
+			if (retired_status) {
+				slurm_mutex_unlock(&glue_lock);
+				_retire_status_service();
+				slurm_mutex_lock(&glue_lock);
+				if (engine)
+					_status_service_locked(); /* the port is free now */
+			}
 			count = morpheus_jobs_newly_affected(engine, affected, 256);
 			strlcpy(policy, morpheus_engine_failure_policy(engine), sizeof(policy));
 		}
@@ -271,11 +325,16 @@ extern void placement_close(void)
 		pthread_join(watcher, NULL);
 		watcher_running = false;
 	}
+	/* The service answers through the engine: joined (outside glue_lock) before it closes. */
 	slurm_mutex_lock(&glue_lock);
-	if (engine && status_port)
-		morpheus_status_service_stop(engine);
+	if (engine && status_port && !retired_status)
+		retired_status = morpheus_status_service_detach(engine);
 	status_port = 0;
+	slurm_mutex_unlock(&glue_lock);
+	_retire_status_service();
+	slurm_mutex_lock(&glue_lock);
 	morpheus_engine_close(&engine);
+	xfree(status_conf_address);
 	xfree(open_error);
 	xfree(inventory_error);
 	xfree(fabric_of);
@@ -805,6 +864,7 @@ extern void placement_jobs_recovered(struct xlist *jobs)
 		info("select/morpheus: %d jobs recovered running without a reservation", restored);
 fini:
 	slurm_mutex_unlock(&glue_lock);
+	_retire_status_service(); /* the new one starts on the watcher's next pass */
 	xfree(running.ids);
 }
 

@@ -70,7 +70,7 @@ void find_default_source(StatusSource &s) {
         throw InputError(conf, "", "no morpheus.conf beside " + slurm_conf,
                          "give --server HOST:PORT, --conf FILE, or set SLURM_CONF / MORPHEUS_CONF");
     Config c = read_config(conf);
-    std::string host = slurmctld_host(slurm_conf);
+    std::string host = c.status_address.empty() ? slurmctld_host(slurm_conf) : c.status_address;
     if (c.status_port && !host.empty()) {
         s.server = host + ":" + std::to_string(c.status_port);
         s.found_in = conf;

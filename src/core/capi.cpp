@@ -128,6 +128,10 @@ MORPHEUS_API const char *morpheus_engine_failure_policy(const morpheus_engine_t 
 
 MORPHEUS_API int morpheus_engine_status_port(const morpheus_engine_t *e) { return e->engine.config().status_port; }
 
+MORPHEUS_API const char *morpheus_engine_status_address(const morpheus_engine_t *e) {
+    return e->engine.config().status_address.c_str();
+}
+
 MORPHEUS_API size_t morpheus_node_count(const morpheus_engine_t *e) { return e->engine.model().fabric().node_names.size(); }
 
 MORPHEUS_API int morpheus_node_index(const morpheus_engine_t *e, const char *node_name) {
@@ -311,20 +315,60 @@ MORPHEUS_API char *morpheus_status_json(morpheus_engine_t *e, uint32_t viewer_ui
     }
 }
 
-MORPHEUS_API int morpheus_status_service_start(morpheus_engine_t *e, int port, const uint32_t *privileged_uids,
-                                               size_t count, morpheus_error_t *err) {
+struct morpheus_status_service {
+    std::unique_ptr<StatusService> service;
+};
+
+MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port, const char *default_address,
+                                                  const uint32_t *privileged_uids, size_t count, unsigned flags,
+                                                  morpheus_error_t *err) {
     return guarded(err, [&] {
         if (port <= 0 || port > 65535) throw InputError("", "StatusPort", "not a TCP port: " + std::to_string(port));
         e->status.reset();
-        std::vector<uint32_t> uids(privileged_uids, privileged_uids + count);
+        StatusServiceOptions o;
+        o.port = static_cast<uint16_t>(port);
+        o.address = e->engine.config().status_address;
+        if (o.address.empty()) o.address = default_address && *default_address ? default_address : "127.0.0.1";
+        o.privileged_uids.assign(privileged_uids, privileged_uids + count);
+        o.private_jobs = flags & MORPHEUS_STATUS_PRIVATE_JOBS;
         Engine *engine = &e->engine;
+        const bool private_jobs = o.private_jobs;
         e->status = std::make_unique<StatusService>(
-            static_cast<uint16_t>(port), uids, [engine](uint32_t uid, bool privileged, const std::string &query) {
+            std::move(o), [engine, private_jobs](uint32_t uid, bool privileged, const std::string &query) {
+                // Only the answer holds the engine lock: decoding and sending happen outside it.
                 std::lock_guard<std::mutex> g(engine->lock());
-                return answer_status_query(engine->model(), engine->ledger(), engine->decisions(), uid, privileged, query);
+                return answer_status_query(engine->model(), engine->ledger(), engine->decisions(), uid, privileged,
+                                           query, private_jobs);
             });
         return 0;
     });
+}
+
+MORPHEUS_API int morpheus_status_service_start(morpheus_engine_t *e, int port, const uint32_t *privileged_uids,
+                                               size_t count, morpheus_error_t *err) {
+    return morpheus_status_service_start_ex(e, port, nullptr, privileged_uids, count, 0, err);
+}
+
+MORPHEUS_API const char *morpheus_status_service_address(const morpheus_engine_t *e) {
+    return e && e->status ? e->status->options().address.c_str() : "";
+}
+
+MORPHEUS_API morpheus_status_service_t *morpheus_status_service_detach(morpheus_engine_t *e) {
+    if (!e || !e->status) return nullptr;
+    try {
+        auto *s = new morpheus_status_service;
+        s->service = std::move(e->status);
+        return s;
+    } catch (...) {
+        e->status.reset();  // out of memory: stop it here rather than leak a running thread
+        return nullptr;
+    }
+}
+
+MORPHEUS_API void morpheus_status_service_destroy(morpheus_status_service_t **service) {
+    if (!service || !*service) return;
+    delete *service;
+    *service = nullptr;
 }
 
 MORPHEUS_API void morpheus_status_service_stop(morpheus_engine_t *e) {

@@ -112,11 +112,21 @@ Config parse_config(const std::string &text, const std::string &name) {
                 if (*end || v < 0 || v > 65535)
                     throw InputError(name, where, key + "=" + value + " is not a TCP port", "give 1 to 65535, or 0 for none");
                 c.status_port = static_cast<uint16_t>(v);
+            } else if (k == "statusaddress") {
+                // An IP literal or a host name: checked here for shape, resolved when bound.
+                bool shape = value.size() < 256 && std::all_of(value.begin(), value.end(), [](unsigned char ch) {
+                                 return std::isalnum(ch) || ch == '.' || ch == '-' || ch == ':' || ch == '_';
+                             });
+                if (!shape)
+                    throw InputError(name, where, key + "=" + value + " is not an address",
+                                     "give an IP address or host name of the slurmctld host, e.g. StatusAddress=10.0.0.1 "
+                                     "(0.0.0.0 for all addresses)");
+                c.status_address = value;
             } else {
                 throw InputError(name, where, "unknown key \"" + key + "\"",
                                  "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, "
                                  "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
-                                 "BladeFailurePolicy, InventoryCheckInterval, StatusPort");
+                                 "BladeFailurePolicy, InventoryCheckInterval, StatusPort, StatusAddress");
             }
         } catch (const InputError &e) {
             if (!e.file().empty()) throw;

@@ -19,6 +19,7 @@ struct Config {
     BladeFailurePolicy failure_policy = BladeFailurePolicy::Requeue;
     uint32_t inventory_check_interval_s = 5;  // how often the inventory file's mtime is looked at
     uint16_t status_port = 0;                 // 0: no status server
+    std::string status_address;               // "" : the plugin's default (slurmctld's address)
 };
 
 // Reads the whole file, validating every key; throws InputError naming the file, the line and

@@ -26,10 +26,29 @@ std::string error_json(const std::string &message) {
     json_object_set_new(o, "error", json_string(message.c_str()));
     return dump(o);
 }
+
+// PrivateData=jobs: drops the entries of other users' jobs from a status document's "jobs".
+json_t *own_jobs_only(json_t *jobs, long viewer) {
+    json_t *kept = json_array();
+    size_t i;
+    json_t *j;
+    json_array_foreach(jobs, i, j) {
+        if (json_integer_value(json_object_get(j, "uid")) == viewer) json_array_append(kept, j);
+    }
+    json_decref(jobs);
+    return kept;
+}
+
+std::string private_status_json(const ClusterModel &model, const Ledger &ledger, long viewer) {
+    json_error_t e;
+    json_t *status = json_loads(status_json(model, ledger, viewer).c_str(), 0, &e);
+    json_object_set_new(status, "jobs", own_jobs_only(json_incref(json_object_get(status, "jobs")), viewer));
+    return dump(status);
+}
 }  // namespace
 
 std::string answer_status_query(const ClusterModel &model, const Ledger &ledger, const DecisionLog &log, uint32_t uid,
-                                bool privileged, const std::string &request_json) {
+                                bool privileged, const std::string &request_json, bool private_jobs) {
     json_error_t err;
     json_t *req = json_loads(request_json.c_str(), 0, &err);
     if (!json_is_object(req)) {
@@ -41,13 +60,15 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
     json_decref(req);
 
     const long viewer = privileged ? -1 : static_cast<long>(uid);
-    if (op == "status") return status_json(model, ledger, viewer);
+    const bool own_only = private_jobs && viewer >= 0;
+    if (op == "status") return own_only ? private_status_json(model, ledger, viewer) : status_json(model, ledger, viewer);
     if (op == "jobs") {
         // Running jobs from the ledger, then jobs Morpheus holds pending, with their reason.
         json_error_t e2;
         json_t *status = json_loads(status_json(model, ledger, viewer).c_str(), 0, &e2);
         json_t *jobs = json_incref(json_object_get(status, "jobs"));
         json_decref(status);
+        if (own_only) jobs = own_jobs_only(jobs, viewer);
         size_t i;
         json_t *j;
         json_array_foreach(jobs, i, j) {
@@ -77,8 +98,12 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
         const DecisionRecord *r = log.find(static_cast<uint64_t>(job));
         const Reservation *held = ledger.find(static_cast<uint64_t>(job));
         uint32_t owner = r ? r->uid : held ? held->uid : 0;
-        if (!r && !held) return error_json("job " + std::to_string(job) + ": Morpheus has no decision for it (no Morpheus flags, or not seen yet)");
-        if (!privileged && owner != uid) return error_json("job " + std::to_string(job) + ": not your job");
+        // One answer for "none" and "not yours" to an unprivileged viewer: no probing for others' jobs.
+        if ((!r && !held) || (!privileged && owner != uid))
+            return error_json("job " + std::to_string(job) +
+                              (privileged ? ": Morpheus has no decision for it (no Morpheus flags, or not seen yet)"
+                                          : ": Morpheus has no decision for it that you may see (not your job, no "
+                                            "Morpheus flags, or not seen yet)"));
         json_t *o = json_object();
         json_object_set_new(o, "job_id", json_integer(job));
         json_object_set_new(o, "uid", json_integer(owner));

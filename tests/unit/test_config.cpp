@@ -19,6 +19,9 @@ static void keys_are_case_insensitive_and_typed(void **) {
     assert_int_equal(c.placement.default_hot_latency_ns, 1200);
     assert_true(c.placement.weights.load == 2.0);
     assert_int_equal(c.status_port, 6999);
+    assert_string_equal(c.status_address.c_str(), "");  // unset: the plugin's default
+    Config addr = parse_config("FabricFile=f\nInventoryFile=i\nStatusAddress=10.0.0.1\n", "m.conf");
+    assert_string_equal(addr.status_address.c_str(), "10.0.0.1");
     Config rel = parse_config("FabricFile=f.json\nInventoryFile=i.json\n", "/etc/slurm/morpheus.conf");
     assert_string_equal(rel.fabric_file.c_str(), "/etc/slurm/f.json");
 }
@@ -34,6 +37,8 @@ static void bad_lines_name_the_line(void **) {
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nBladeFailurePolicy=panic\n", "m.conf"); },
                        {"line 3", "requeue, signal or none"});
     expect_input_error([] { parse_config("InventoryFile=i\n", "m.conf"); }, {"FabricFile is not set"});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nStatusAddress=10.0.0.1;rm\n", "m.conf"); },
+                       {"m.conf", "line 3", "StatusAddress=10.0.0.1;rm is not an address", "0.0.0.0"});
 }
 
 int main(void) {
