@@ -37,6 +37,7 @@ const Reservation *Ledger::find(uint64_t job_id) const {
 }
 
 Reservation *Ledger::find_mutable(uint64_t job_id) {
+    job_text_.erase(job_id);  // the caller may change it
     auto it = jobs_.find(job_id);
     return it == jobs_.end() ? nullptr : &it->second;
 }
@@ -84,6 +85,7 @@ bool Ledger::reserve(const Reservation &r, const Inventory &inventory, std::stri
     }
     add(r, +1);
     jobs_.emplace(r.job_id, r);
+    job_text_.erase(r.job_id);
     return true;
 }
 
@@ -103,6 +105,7 @@ bool Ledger::release(uint64_t job_id) {
     if (it == jobs_.end()) return false;
     add(it->second, -1);
     jobs_.erase(it);
+    job_text_.erase(job_id);
     return true;
 }
 
@@ -127,20 +130,29 @@ std::string join_ids(const std::vector<uint64_t> &ids) {
     return s;
 }
 
-// FNV-1a 64 of the canonical (compact, sorted) JSON of "jobs": any change to the content,
-// including one flipped bit, changes it.
-std::string checksum_of(json_t *jobs) {
-    char *text = json_dumps(jobs, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-    std::unique_ptr<char, decltype(&std::free)> guard(text, &std::free);
+constexpr size_t kJsonFlags = JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY;
+
+// FNV-1a 64 of the canonical (compact, sorted) JSON text of "jobs": any change to the
+// content, including one flipped bit, changes it.
+std::string checksum_of_text(const std::string &text) {
     uint64_t h = 0xcbf29ce484222325ULL;
-    for (const char *p = text; p && *p; ++p) {
-        h ^= static_cast<unsigned char>(*p);
+    for (char c : text) {
+        h ^= static_cast<unsigned char>(c);
         h *= 0x100000001b3ULL;
     }
     char hex[32];
     std::snprintf(hex, sizeof hex, "fnv1a64:%016" PRIx64, h);
     return hex;
 }
+
+std::string dump(json_t *value) {
+    char *text = json_dumps(value, kJsonFlags);
+    std::unique_ptr<char, decltype(&std::free)> guard(text, &std::free);
+    return text ? text : "";
+}
+
+// The checksum of "jobs" as a reader sees it: re-serialised canonically.
+std::string checksum_of(json_t *jobs) { return checksum_of_text(dump(jobs)); }
 
 // Order matters for power loss: the temporary's data must be on disk before the rename
 // installs it, and the rename before we report success, so a power cut leaves the old or the
@@ -254,46 +266,49 @@ void set_ledger_file_ops_for_tests(const LedgerFileOps &ops) {
 }
 
 std::string Ledger::to_json(const Fabric &fabric) const {
-    JsonRef root{json_object()};
-    json_t *jobs = json_array();
+    // The jobs array in the canonical form the checksum covers (compact, sorted keys), built
+    // from each job's text; the whole file is that form too, so a reader's re-serialisation
+    // of "jobs" gives back exactly these bytes.
+    std::string jobs = "[";
     for (const auto &[id, r] : jobs_) {
-        json_t *j = json_object();
-        json_object_set_new(j, "job_id", json_integer(static_cast<json_int_t>(id)));
-        json_object_set_new(j, "uid", json_integer(r.uid));
-        json_object_set_new(j, "since", json_integer(r.since));
-        json_object_set_new(j, "hot_latency_bound_ns", json_integer(static_cast<json_int_t>(r.hot_latency_bound_ns)));
-        json_object_set_new(j, "affected", json_boolean(r.affected));
-        json_t *pods = json_array();
-        for (const PodShare &p : r.pods) {
-            json_t *o = json_object();
-            json_object_set_new(o, "pod", json_string(fabric.pods[p.pod].name.c_str()));
-            json_object_set_new(o, "nodes", json_integer(p.nodes));
-            json_array_append_new(pods, o);
+        auto cached = job_text_.find(id);
+        if (cached == job_text_.end()) {
+            JsonRef j{json_object()};
+            json_object_set_new(j.p, "job_id", json_integer(static_cast<json_int_t>(id)));
+            json_object_set_new(j.p, "uid", json_integer(r.uid));
+            json_object_set_new(j.p, "since", json_integer(r.since));
+            json_object_set_new(j.p, "hot_latency_bound_ns", json_integer(static_cast<json_int_t>(r.hot_latency_bound_ns)));
+            json_object_set_new(j.p, "affected", json_boolean(r.affected));
+            json_t *pods = json_array();
+            for (const PodShare &p : r.pods) {
+                json_t *o = json_object();
+                json_object_set_new(o, "pod", json_string(fabric.pods[p.pod].name.c_str()));
+                json_object_set_new(o, "nodes", json_integer(p.nodes));
+                json_array_append_new(pods, o);
+            }
+            json_object_set_new(j.p, "pods", pods);
+            json_t *nodes = json_array();
+            for (const std::string &n : r.nodes) json_array_append_new(nodes, json_string(n.c_str()));
+            json_object_set_new(j.p, "nodes", nodes);
+            json_t *segs = json_array();
+            for (const Segment &s : r.segments) {
+                json_t *o = json_object();
+                json_object_set_new(o, "blade", json_string(fabric.blades[s.blade].name.c_str()));
+                json_object_set_new(o, "tier", json_string(tier_name(s.tier)));
+                json_object_set_new(o, "use", json_string(s.use == Use::Hot ? "hot" : "cold"));
+                json_object_set_new(o, "bytes", json_integer(static_cast<json_int_t>(s.bytes)));
+                json_object_set_new(o, "latency_ns", json_integer(s.latency_ns));
+                json_object_set_new(o, "pod", json_string(fabric.pods[s.pod].name.c_str()));
+                json_array_append_new(segs, o);
+            }
+            json_object_set_new(j.p, "segments", segs);
+            cached = job_text_.emplace(id, dump(j.p)).first;
         }
-        json_object_set_new(j, "pods", pods);
-        json_t *nodes = json_array();
-        for (const std::string &n : r.nodes) json_array_append_new(nodes, json_string(n.c_str()));
-        json_object_set_new(j, "nodes", nodes);
-        json_t *segs = json_array();
-        for (const Segment &s : r.segments) {
-            json_t *o = json_object();
-            json_object_set_new(o, "blade", json_string(fabric.blades[s.blade].name.c_str()));
-            json_object_set_new(o, "tier", json_string(tier_name(s.tier)));
-            json_object_set_new(o, "use", json_string(s.use == Use::Hot ? "hot" : "cold"));
-            json_object_set_new(o, "bytes", json_integer(static_cast<json_int_t>(s.bytes)));
-            json_object_set_new(o, "latency_ns", json_integer(s.latency_ns));
-            json_object_set_new(o, "pod", json_string(fabric.pods[s.pod].name.c_str()));
-            json_array_append_new(segs, o);
-        }
-        json_object_set_new(j, "segments", segs);
-        json_array_append_new(jobs, j);
+        if (jobs.size() > 1) jobs += ",";
+        jobs += cached->second;
     }
-    json_object_set_new(root.p, "version", json_integer(2));
-    json_object_set_new(root.p, "checksum", json_string(checksum_of(jobs).c_str()));
-    json_object_set_new(root.p, "jobs", jobs);
-    char *text = json_dumps(root.p, JSON_INDENT(1) | JSON_SORT_KEYS);
-    std::unique_ptr<char, decltype(&std::free)> guard(text, &std::free);
-    return std::string(text) + "\n";
+    jobs += "]";
+    return "{\"checksum\":\"" + checksum_of_text(jobs) + "\",\"jobs\":" + jobs + ",\"version\":2}\n";
 }
 
 void Ledger::save(const std::string &path, const Fabric &fabric) const { write_durably(path, to_json(fabric)); }

@@ -81,6 +81,10 @@ public:
 private:
     void add(const Reservation &r, int sign);
     std::map<uint64_t, Reservation> jobs_;
+    // Each reservation's JSON as the file holds it, made once per change of that job: a save
+    // then costs a concatenation, not a serialisation of every job (which grew to tens of
+    // milliseconds per reservation with a thousand jobs running).
+    mutable std::map<uint64_t, std::string> job_text_;
     std::vector<std::array<uint64_t, kTierCount>> reserved_;
 };
 

@@ -102,7 +102,7 @@ static void plan_reserve_release_persist(void **) {
     assert_int_equal(morpheus_check_feasible(e, &never, &err), -1);
     assert_non_null(std::strstr(err.message, "could never be placed"));
     // A crash now (no close): the ledger on disk already holds job 11.
-    assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\": 11"));
+    assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":11,"));
     morpheus_engine_t *after_crash = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
     assert_non_null(after_crash);
     char *kept = morpheus_job_summary(after_crash, 11);
@@ -292,8 +292,8 @@ static void failed_save_changes_nothing(void **) {
     assert_int_equal(morpheus_jobs_newly_affected(e, ids, 4), 1);
     // Space again: the next save holds job 1 and never job 2.
     assert_int_equal(morpheus_release(e, 1, &err), 1);
-    assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\": 2"));
-    assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\": 1"));
+    assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":2,"));
+    assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":1,"));
     morpheus_engine_close(&e);
 }
 

@@ -145,8 +145,8 @@ static void strict_reading(void **) {
     Ledger v1 = Ledger::load(path, f.fabric);
     assert_int_equal(v1.reserved(f.b1, Tier::Dram), 20);
     v1.save(path, f.fabric);
-    assert_non_null(std::strstr(slurp(path).c_str(), "\"version\": 2"));
-    assert_non_null(std::strstr(slurp(path).c_str(), "\"checksum\": \"fnv1a64:"));
+    assert_non_null(std::strstr(slurp(path).c_str(), "\"version\":2"));
+    assert_non_null(std::strstr(slurp(path).c_str(), "\"checksum\":\"fnv1a64:"));
     assert_int_equal(Ledger::load(path, f.fabric).reserved(f.b1, Tier::Dram), 20);
 
     std::string dup = kV1;
