@@ -136,7 +136,9 @@ uint64_t JsonValue::as_latency() const {
         if (v < 0) fail("latency must not be negative");
         // Compared as a double first: an int64-max latency must not wrap later path sums.
         if (!(v <= static_cast<double>(kMaxLatencyNs)))
-            fail("latency " + std::to_string(static_cast<long long>(std::min(v, 9.2e18))) + "ns is longer than the 1s maximum",
+            fail("latency " +
+                     (json_is_integer(value_) ? std::to_string(json_integer_value(value_)) : std::to_string(v)) +
+                     "ns is longer than the 1s maximum",
                  "give the latency of this link in nanoseconds or with a unit, e.g. 350 or \"1.2us\"");
         return json_is_integer(value_) ? static_cast<uint64_t>(json_integer_value(value_))
                                        : static_cast<uint64_t>(std::llround(v));

@@ -63,9 +63,9 @@ static void widest_of_parallel_links(void **) {
 
 // One hub switch joined to every pod and blade: one Dijkstra per pod, nothing per pair. The
 // old bottleneck scan walked the hub's links for every blade of every pod (cubic: 17 s for
-// 1500 x 1500); a table this size must now build in well under a second.
+// 1500 x 1500); a table this size must build in well under the old time.
 static void hub_switch_is_not_cubic(void **) {
-    const int pods = 600, blades = 600;
+    const int pods = 1200, blades = 1200;
     std::string json = R"({"pods":[)";
     for (int p = 0; p < pods; ++p) json += (p ? "," : "") + std::string(R"({"name":"p)") + std::to_string(p) + R"(","nodes":"n)" + std::to_string(p) + R"("})";
     json += R"(],"switches":[{"name":"hub"}],"blades":[)";
@@ -79,7 +79,7 @@ static void hub_switch_is_not_cubic(void **) {
     LatencyTable t(f);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fprintf(stderr, "hub %dx%d latency table: %.3f s\n", pods, blades, seconds);
-    assert_true(seconds < 1.5);
+    assert_true(seconds < 2.5);  // about 0.3 s now; the old scan took about 6 s
     assert_int_equal(t.latency(17, 5), 100 + 100 + 5);
     assert_true(t.bandwidth(17, 5) == 102.0f);
     assert_int_equal(t.blades_by_latency(3).front(), 0);
