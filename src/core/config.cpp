@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "input_error.hpp"
+#include "json_document.hpp"
 #include "units.hpp"
 
 namespace morpheus {
@@ -76,8 +77,12 @@ Config parse_config(const std::string &text, const std::string &name) {
                 c.inventory_file = resolve(dir, value);
             else if (k == "statefile")
                 c.state_file = resolve(dir, value);
-            else if (k == "defaulthotlatency")
+            else if (k == "defaulthotlatency") {
                 c.placement.default_hot_latency_ns = parse_latency(value, key);
+                if (c.placement.default_hot_latency_ns == 0)  // every score divides by the bound
+                    throw InputError(name, where, "DefaultHotLatency=" + value + " is a bound no blade can meet",
+                                     "give a positive time, e.g. DefaultHotLatency=500ns");
+            }
             else if (k == "weightlatency")
                 c.placement.weights.latency = parse_weight(value, name, where, key);
             else if (k == "weightheadroom")
@@ -140,11 +145,7 @@ Config parse_config(const std::string &text, const std::string &name) {
 }
 
 Config read_config(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) throw InputError(path, "", "cannot read the file", "check the path and its permissions");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_config(ss.str(), path);
+    return parse_config(read_regular_file(path, kMaxInputFileBytes), path);
 }
 
 }  // namespace morpheus

@@ -2,6 +2,8 @@
 // two declared vertices with a positive bandwidth.
 #include "fabric.hpp"
 
+#include <algorithm>
+
 #include "hostlist.hpp"
 #include "input_error.hpp"
 #include "json_document.hpp"
@@ -41,9 +43,9 @@ int Fabric::blade_index(const std::string &blade) const {
 }
 
 uint32_t Fabric::gpu_count() const {
-    uint32_t n = 0;
-    for (const Pod &p : pods) n += p.node_count * p.gpus_per_node;
-    return n;
+    uint64_t n = 0;  // at most kMaxNodes x kMaxGpusPerNode: no overflow in 64 bits
+    for (const Pod &p : pods) n += uint64_t{p.node_count} * p.gpus_per_node;
+    return static_cast<uint32_t>(std::min<uint64_t>(n, UINT32_MAX));
 }
 
 void Fabric::build_indexes() {
@@ -54,14 +56,36 @@ void Fabric::build_indexes() {
     for (uint32_t v = 0; v < vertex_count(); ++v) vertex_by_name_.emplace(vertex_name(v), v);
 }
 
+int bad_name_byte(const std::string &name) {
+    if (name.empty()) return 0;
+    for (size_t i = 0; i < name.size(); ++i) {
+        char c = name[i];
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return static_cast<int>(i);
+    }
+    return -1;
+}
+
 namespace {
+
+// Hostlists may also hold brackets, range commas and dashes; the names they expand to then
+// have only name characters.
+void check_hostlist_chars(const JsonValue &v, const std::string &expr) {
+    for (char c : expr)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '[' ||
+              c == ']' || c == ','))
+            v.fail("hostlist has the byte " + std::to_string(static_cast<unsigned char>(c)) +
+                       ", which no node name may hold",
+                   "use letters, digits, '-', '_' and '.' in node names, e.g. gpu[0000-0511]");
+}
 
 void check_name(const JsonValue &v, const std::string &name) {
     if (name.empty()) v.fail("name must not be empty");
-    for (char c : name)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-            v.fail("name \"" + name + "\" has the character '" + std::string(1, c) + "'",
-                   "use letters, digits, '-', '_' and '.' only");
+    int at = bad_name_byte(name);
+    if (at < 0) return;
+    unsigned char c = static_cast<unsigned char>(name[at]);
+    v.fail(std::isprint(c) && c < 0x80 ? "name \"" + name + "\" has the character '" + std::string(1, name[at]) + "'"
+                                       : "name has the byte " + std::to_string(c) + " at " + std::to_string(at),
+           "use letters, digits, '-', '_' and '.' only");
 }
 
 Fabric build(const JsonDocument &doc) {
@@ -81,6 +105,17 @@ Fabric build(const JsonDocument &doc) {
         if (!fresh) v.fail("name \"" + name + "\" is already declared at " + it->second, "give it a unique name");
     };
 
+    // Counted before anything is built: each list, and the pod x blade table they imply.
+    size_t pod_count = root.member("pods").elements(kMaxPods, "pods").size();
+    size_t blade_count = root.member("blades").elements(kMaxBlades, "blades").size();
+    if (root.has("switches")) root.member("switches").elements(kMaxSwitches, "switches");
+    root.member("links").elements(kMaxLinks, "links");
+    if (pod_count * blade_count > kMaxPodBladePairs)
+        root.fail(std::to_string(pod_count) + " pods x " + std::to_string(blade_count) + " blades is more than the " +
+                      std::to_string(kMaxPodBladePairs) + " pod-blade pairs Morpheus handles",
+                  "split the fabric into smaller ones");
+
+    HostlistLimits node_budget{kMaxNodes, kMaxNodeNameBytes};
     std::unordered_map<std::string, std::string> node_owner;
     for (const JsonValue &p : root.member("pods").elements()) {
         p.expect_keys({"name", "nodes", "gpus_per_node", "node_latency"});
@@ -88,16 +123,17 @@ Fabric build(const JsonDocument &doc) {
         pod.name = p.member("name").as_string();
         declare(p.member("name"), pod.name);
         pod.nodes_expr = p.member("nodes").as_string();
+        check_hostlist_chars(p.member("nodes"), pod.nodes_expr);
         std::vector<std::string> nodes;
         try {
-            nodes = expand_hostlist(pod.nodes_expr, p.member("nodes").path());
+            nodes = expand_hostlist(pod.nodes_expr, p.member("nodes").path(), node_budget);
         } catch (const InputError &e) {
             throw InputError(f.source, p.member("nodes").path(), e.problem(),
                              e.fix().empty() ? "write a Slurm hostlist such as gpu[0000-0511]" : e.fix());
         }
         pod.first_node = static_cast<uint32_t>(f.node_names.size());
         pod.node_count = static_cast<uint32_t>(nodes.size());
-        pod.gpus_per_node = p.has("gpus_per_node") ? static_cast<uint32_t>(p.member("gpus_per_node").as_count()) : 0;
+        pod.gpus_per_node = p.has("gpus_per_node") ? static_cast<uint32_t>(p.member("gpus_per_node").as_count(kMaxGpusPerNode)) : 0;
         pod.node_latency_ns = p.has("node_latency") ? p.member("node_latency").as_latency() : 0;
         for (std::string &n : nodes) {
             auto [it, fresh] = node_owner.emplace(n, pod.name);

@@ -35,6 +35,17 @@ struct Link {
     std::string where;  // JSON path, for messages
 };
 
+// What one fabric may hold. Past these, loading alone would take minutes or gigabytes (the
+// pod x blade table, the node names), so the reader refuses before building anything.
+constexpr size_t kMaxPods = 16384;
+constexpr size_t kMaxSwitches = 65536;
+constexpr size_t kMaxBlades = 16384;
+constexpr size_t kMaxLinks = 1000000;
+constexpr size_t kMaxPodBladePairs = 16u << 20;  // entries of the latency table
+constexpr size_t kMaxNodes = 1000000;            // over all pods
+constexpr size_t kMaxNodeNameBytes = 64u << 20;  // over all pods
+constexpr uint64_t kMaxGpusPerNode = 1024;
+
 // Vertices are numbered pods first, then switches, then blades.
 class Fabric {
 public:
@@ -66,6 +77,11 @@ public:
 private:
     std::unordered_map<std::string, uint32_t> node_by_name_, vertex_by_name_;
 };
+
+// Pod, switch, blade and node names: letters, digits, '-', '_' and '.', nothing else, so they
+// are safe in slurmctld's log, hostlists and file names. The index of the first other byte,
+// or -1 when the name is clean (an empty name gives 0).
+int bad_name_byte(const std::string &name);
 
 // Reads and validates a fabric map; throws InputError with file, JSON path and fix.
 Fabric read_fabric(const std::string &path);

@@ -1,6 +1,7 @@
 // Hostlist expansion follows Slurm's rules: zero-padded ranges keep their width.
 #include "hostlist.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -8,8 +9,6 @@
 
 namespace morpheus {
 namespace {
-
-constexpr size_t kMaxHosts = 1u << 20;  // a typo like [0-99999999] must not eat the machine
 
 // Splits at top-level commas (commas inside brackets belong to ranges).
 std::vector<std::string_view> split_top_level(std::string_view expr, const std::string &where) {
@@ -40,10 +39,21 @@ bool all_digits(std::string_view s) {
     return true;
 }
 
-// "000-127,200" -> the zero-padded numbers it names.
-std::vector<std::string> expand_ranges(std::string_view body, const std::string &where,
-                                       std::string_view expr) {
-    std::vector<std::string> out;
+// One item of a bracket group: "000-127" or "7".
+struct Range {
+    unsigned long first, last;
+    int width;  // zero-padded width, 0 for none
+};
+
+int decimal_digits(unsigned long v) {
+    int n = 1;
+    while (v >= 10) v /= 10, ++n;
+    return n;
+}
+
+// "000-127,200" -> its ranges, nothing expanded yet.
+std::vector<Range> parse_ranges(std::string_view body, const std::string &where, std::string_view expr) {
+    std::vector<Range> out;
     size_t start = 0;
     while (start <= body.size()) {
         size_t comma = body.find(',', start);
@@ -59,46 +69,91 @@ std::vector<std::string> expand_ranges(std::string_view body, const std::string 
         if (b < a)
             throw InputError("", where, "range '" + std::string(item) + "' runs backwards in '" +
                                             std::string(expr) + "'");
-        if (b - a >= kMaxHosts)
-            throw InputError("", where, "range '" + std::string(item) + "' names too many hosts");
         int width = lo.size() > 1 && lo[0] == '0' ? static_cast<int>(lo.size()) : 0;
-        for (unsigned long v = a; v <= b; ++v) {
-            char buf[16];
-            std::snprintf(buf, sizeof buf, "%0*lu", width, v);
-            out.emplace_back(buf);
-        }
+        out.push_back({a, b, width});
         if (comma == std::string_view::npos) break;
         start = comma + 1;
     }
     return out;
 }
 
+// A literal ("gpu") or a bracket group ("[000-127,200]") of one name pattern.
+struct Group {
+    std::string literal;        // when ranges is empty
+    std::vector<Range> ranges;
+    size_t count = 1;           // names it stands for
+    size_t longest = 0;         // bytes of its longest piece
+};
+
+std::vector<std::string> expand_group(const Group &g) {
+    if (g.ranges.empty()) return {g.literal};
+    std::vector<std::string> out;
+    out.reserve(g.count);
+    for (const Range &r : g.ranges)
+        for (unsigned long v = r.first; v <= r.last; ++v) {
+            char buf[16];
+            std::snprintf(buf, sizeof buf, "%0*lu", r.width, v);
+            out.emplace_back(buf);
+        }
+    return out;
+}
+
 // One comma-free name pattern: literal text and bracket groups, expanded as a cartesian
-// product whose size is checked before anything is built.
+// product. The product's size (names and bytes) is counted with overflow checks and held
+// against what is left of the budget before a single name is built.
 void expand_one(std::string_view name, const std::string &where, std::string_view expr,
-                std::vector<std::string> &out) {
-    std::vector<std::vector<std::string>> groups;  // a literal is a group of one
-    size_t total = 1;
+                HostlistLimits &left, std::vector<std::string> &out) {
+    std::vector<Group> groups;
+    size_t total = 1, name_bytes = 0;
+    auto too_many = [&] {
+        return InputError("", where, "hostlist '" + std::string(expr.substr(0, 200)) + "' names too many hosts: more than " +
+                                         std::to_string(left.max_hosts) + " or " +
+                                         std::to_string(left.max_bytes) + " bytes of names (with what came before)",
+                          "check the ranges; a fabric holds at most 1000000 nodes");
+    };
     while (!name.empty()) {
         size_t open = name.find('[');
         std::string_view literal = name.substr(0, open);
         if (literal.find(']') != std::string_view::npos)
             throw InputError("", where, "unmatched ']' in '" + std::string(expr) + "'");
-        if (!literal.empty()) groups.push_back({std::string(literal)});
+        if (!literal.empty()) {
+            Group g;
+            g.literal = std::string(literal);
+            g.longest = literal.size();
+            groups.push_back(std::move(g));
+        }
         if (open == std::string_view::npos) break;
         size_t close = name.find(']', open);
-        groups.push_back(expand_ranges(name.substr(open + 1, close - open - 1), where, expr));
-        total *= groups.back().size();
-        if (total + out.size() > kMaxHosts) throw InputError("", where, "hostlist names too many hosts");
+        Group g;
+        g.ranges = parse_ranges(name.substr(open + 1, close - open - 1), where, expr);
+        g.count = 0;
+        for (const Range &r : g.ranges) {
+            if (__builtin_add_overflow(g.count, static_cast<size_t>(r.last - r.first) + 1, &g.count)) throw too_many();
+            g.longest = std::max<size_t>(g.longest, std::max(r.width, decimal_digits(r.last)));
+        }
+        groups.push_back(std::move(g));
         name = name.substr(close + 1);
     }
-    std::vector<size_t> at(groups.size(), 0);
+    for (const Group &g : groups) {
+        if (__builtin_mul_overflow(total, g.count, &total)) throw too_many();
+        name_bytes += g.longest;  // at most the pattern's length
+    }
+    size_t bytes;
+    if (__builtin_mul_overflow(total, name_bytes, &bytes) || total > left.max_hosts || bytes > left.max_bytes)
+        throw too_many();
+    left.max_hosts -= total;
+    left.max_bytes -= bytes;
+
+    std::vector<std::vector<std::string>> pieces;
+    pieces.reserve(groups.size());
+    for (const Group &g : groups) pieces.push_back(expand_group(g));
+    std::vector<size_t> at(pieces.size(), 0);
     for (size_t n = 0; n < total; ++n) {
         std::string host;
-        for (size_t g = 0; g < groups.size(); ++g) host += groups[g][at[g]];
+        for (size_t g = 0; g < pieces.size(); ++g) host += pieces[g][at[g]];
         out.push_back(std::move(host));
-        for (size_t g = groups.size(); g-- > 0;) {  // odometer, last group fastest
-            if (++at[g] < groups[g].size()) break;
+        for (size_t g = pieces.size(); g-- > 0;) {  // odometer, last group fastest
+            if (++at[g] < pieces[g].size()) break;
             at[g] = 0;
         }
     }
@@ -107,6 +162,11 @@ void expand_one(std::string_view name, const std::string &where, std::string_vie
 }  // namespace
 
 std::vector<std::string> expand_hostlist(std::string_view expr, const std::string &where) {
+    HostlistLimits limits;
+    return expand_hostlist(expr, where, limits);
+}
+
+std::vector<std::string> expand_hostlist(std::string_view expr, const std::string &where, HostlistLimits &limits) {
     std::vector<std::string> out;
     for (std::string_view part : split_top_level(expr, where)) {
         if (part.empty())
@@ -115,7 +175,7 @@ std::vector<std::string> expand_hostlist(std::string_view expr, const std::strin
             if (c == ' ' || c == '\t' || c == '\n')
                 throw InputError("", where, "space in hostlist '" + std::string(expr) + "'",
                                  "separate hosts with commas only");
-        expand_one(part, where, expr, out);
+        expand_one(part, where, expr, limits, out);
     }
     return out;
 }

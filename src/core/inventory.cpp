@@ -35,6 +35,9 @@ Inventory build(const JsonDocument &doc, const Fabric &fabric) {
     for (const JsonValue &b : root.member("blades").elements()) {
         b.expect_keys({"name", "dram", "pmem", "state", "load"});
         std::string name = b.member("name").as_string();
+        if (bad_name_byte(name) >= 0)  // not echoed: it may hold bytes a log or terminal would act on
+            b.member("name").fail("blade name has a character no fabric name may hold",
+                                  "use the blade's name from the fabric map (letters, digits, '-', '_', '.')");
         int index = fabric.blade_index(name);
         if (index < 0)
             b.member("name").fail("blade \"" + name + "\" is not in the fabric map " + fabric.source,

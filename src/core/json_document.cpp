@@ -3,8 +3,14 @@
 
 #include <jansson.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 
 #include "input_error.hpp"
 #include "units.hpp"
@@ -41,6 +47,14 @@ std::vector<JsonValue> JsonValue::elements() const {
     return out;
 }
 
+std::vector<JsonValue> JsonValue::elements(size_t max, const char *what) const {
+    if (json_is_array(value_) && json_array_size(value_) > max)
+        fail(std::to_string(json_array_size(value_)) + " " + what + ", more than the " + std::to_string(max) +
+                 " Morpheus handles",
+             std::string("split the fabric or merge ") + what);
+    return elements();
+}
+
 void JsonValue::expect_keys(const std::vector<std::string> &known) const {
     if (!json_is_object(value_)) fail("expected an object");
     const char *key;
@@ -57,7 +71,20 @@ void JsonValue::expect_keys(const std::vector<std::string> &known) const {
 
 std::string JsonValue::as_string() const {
     if (!json_is_string(value_)) fail("expected a string");
-    return std::string(json_string_value(value_), json_string_length(value_));
+    std::string s(json_string_value(value_), json_string_length(value_));
+    for (size_t i = 0; i < s.size(); ++i) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        // C0 controls, DEL, and the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F).
+        bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+                  static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+        if (c < 0x20 || c == 0x7F || c1) {
+            char code[8];
+            std::snprintf(code, sizeof code, "0x%02X", c1 ? static_cast<unsigned char>(s[i + 1]) : c);
+            fail("text has the control character " + std::string(code) + " at byte " + std::to_string(i),
+                 "use printable characters only");
+        }
+    }
+    return s;
 }
 
 double JsonValue::as_number() const {
@@ -72,6 +99,12 @@ uint64_t JsonValue::as_count() const {
     json_int_t v = json_integer_value(value_);
     if (v < 0) fail("must not be negative, got " + std::to_string(v));
     return static_cast<uint64_t>(v);
+}
+
+uint64_t JsonValue::as_count(uint64_t max) const {
+    uint64_t v = as_count();
+    if (v > max) fail(std::to_string(v) + " is too large", "give at most " + std::to_string(max));
+    return v;
 }
 
 bool JsonValue::as_bool() const {
@@ -98,12 +131,17 @@ uint64_t JsonValue::as_size() const {
 }
 
 uint64_t JsonValue::as_latency() const {
-    if (json_is_integer(value_)) return as_count();
-    if (json_is_real(value_)) {
-        double v = json_real_value(value_);
+    if (json_is_number(value_)) {
+        double v = json_number_value(value_);
         if (v < 0) fail("latency must not be negative");
-        if (!(v < 9.2e18)) fail("latency is too large", "give nanoseconds, e.g. 350");
-        return static_cast<uint64_t>(std::llround(v));
+        // Compared as a double first: an int64-max latency must not wrap later path sums.
+        if (!(v <= static_cast<double>(kMaxLatencyNs)))
+            fail("latency " +
+                     (json_is_integer(value_) ? std::to_string(json_integer_value(value_)) : std::to_string(v)) +
+                     "ns is longer than the 1s maximum",
+                 "give the latency of this link in nanoseconds or with a unit, e.g. 350 or \"1.2us\"");
+        return json_is_integer(value_) ? static_cast<uint64_t>(json_integer_value(value_))
+                                       : static_cast<uint64_t>(std::llround(v));
     }
     if (!json_is_string(value_)) fail("expected a latency such as \"350ns\"");
     std::string s = as_string();
@@ -123,17 +161,45 @@ double JsonValue::number_or(const char *key, double fallback) const {
     return has(key) ? member(key).as_number() : fallback;
 }
 
-JsonDocument JsonDocument::load_file(const std::string &path) {
-    json_error_t err;
-    json_t *root = json_load_file(path.c_str(), JSON_REJECT_DUPLICATES, &err);
-    if (!root) {
-        if (err.line < 0)
-            throw InputError(path, "", std::string("cannot read: ") + err.text,
-                             "check the path and its permissions");
-        throw InputError(path, "line " + std::to_string(err.line) + ", column " + std::to_string(err.column),
-                         std::string("invalid JSON: ") + err.text, "correct the JSON syntax there");
+std::string read_regular_file(const std::string &path, size_t max_bytes) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        throw InputError(path, "", std::string("cannot read: ") + std::strerror(errno),
+                         "check the path and its permissions");
+    struct FdCloser {
+        int fd;
+        ~FdCloser() { ::close(fd); }
+    } closer{fd};
+    struct stat st;
+    if (::fstat(fd, &st) != 0)
+        throw InputError(path, "", std::string("cannot read: ") + std::strerror(errno),
+                         "check the path and its permissions");
+    if (!S_ISREG(st.st_mode))
+        throw InputError(path, "", "not a regular file (a FIFO, device or directory)",
+                         "give the path of a plain file");
+    if (static_cast<uint64_t>(st.st_size) > max_bytes)
+        throw InputError(path, "", "file is " + std::to_string(st.st_size) + " bytes, more than the " +
+                                       std::to_string(max_bytes) + " allowed",
+                         "give the right file; real ones are far smaller");
+    std::string text;
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0)
+            throw InputError(path, "", std::string("cannot read: ") + std::strerror(errno),
+                             "check the file");
+        if (n == 0) break;
+        if (text.size() + static_cast<size_t>(n) > max_bytes)  // grew while we read
+            throw InputError(path, "", "file is larger than the " + std::to_string(max_bytes) + " bytes allowed",
+                             "give the right file; real ones are far smaller");
+        text.append(buf, static_cast<size_t>(n));
     }
-    return JsonDocument(path, root);
+    return text;
+}
+
+JsonDocument JsonDocument::load_file(const std::string &path) {
+    return load_string(read_regular_file(path, kMaxInputFileBytes), path);
 }
 
 JsonDocument JsonDocument::load_string(const std::string &text, const std::string &name) {

@@ -25,12 +25,18 @@ public:
     bool has(const char *key) const;
     JsonValue member(const char *key) const;            // required
     std::vector<JsonValue> elements() const;            // the value must be an array
+    // The same, refusing more than `max` elements before any is visited.
+    std::vector<JsonValue> elements(size_t max, const char *what) const;
     // Every key of the object must be in `known`; an unknown one is an error naming it.
     void expect_keys(const std::vector<std::string> &known) const;
 
+    // Refuses control characters (they would reach slurmctld's log and terminals unescaped).
     std::string as_string() const;
     double as_number() const;
     uint64_t as_count() const;                          // non-negative integer
+    // A non-negative integer no larger than `max` (the destination type's range, or a sane cap):
+    // 2^32 given for a 32-bit count is an error, never 0.
+    uint64_t as_count(uint64_t max) const;
     bool as_bool() const;
     // Sizes and latencies: a string with units ("2T", "350ns") or a plain number
     // (bytes / nanoseconds).
@@ -47,6 +53,12 @@ private:
     json_t *value_;
     std::string path_;
 };
+
+// The whole of a regular file of at most `max_bytes`. A FIFO, device or directory is refused
+// (opened non-blocking, so a FIFO cannot hang slurmctld), as is a larger file; errors name
+// the file and say what to give instead.
+std::string read_regular_file(const std::string &path, size_t max_bytes);
+constexpr size_t kMaxInputFileBytes = 64u << 20;
 
 // Owns a parsed file. Syntax errors throw InputError with line and column.
 class JsonDocument {

@@ -1,8 +1,9 @@
-// Dijkstra (Boost.Graph) from every pod over switches only: pods and blades are endpoints,
+// One Dijkstra (Boost.Graph) per pod over switches only: pods and blades are endpoints,
 // never transit, so a path never runs through another pod's nodes or a memory blade.
 #include "latency_table.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/graph/filtered_graph.hpp>
@@ -29,6 +30,36 @@ struct TransitThroughSwitches {
     }
 };
 
+// Records, as Dijkstra relaxes an edge, the narrowest bandwidth on the way to its target. The
+// source of a relaxed edge is settled, so its own bottleneck is final: the table costs one
+// Dijkstra per pod and nothing per pair, even when a hub switch has thousands of links.
+struct BottleneckRecorder : boost::default_dijkstra_visitor {
+    const Graph *graph;
+    double *bottleneck;
+    template <class E, class G>
+    void edge_relaxed(const E &e, const G &) const {
+        Vertex u = boost::source(e, *graph), v = boost::target(e, *graph);
+        bottleneck[v] = std::min(bottleneck[u], (*graph)[e].bandwidth_gbps);
+    }
+};
+
+// Parallel links between two vertices become one: the lowest latency and, among links with
+// that latency, the widest, which is the link a shortest path would take.
+std::vector<const Link *> best_parallel_links(const Fabric &fabric) {
+    std::vector<const Link *> links;
+    links.reserve(fabric.links.size());
+    for (const Link &l : fabric.links) links.push_back(&l);
+    auto ends = [](const Link *l) { return std::make_pair(std::min(l->from, l->to), std::max(l->from, l->to)); };
+    std::sort(links.begin(), links.end(), [&](const Link *a, const Link *b) {
+        if (ends(a) != ends(b)) return ends(a) < ends(b);
+        if (a->latency_ns != b->latency_ns) return a->latency_ns < b->latency_ns;
+        return a->bandwidth_gbps > b->bandwidth_gbps;
+    });
+    links.erase(std::unique(links.begin(), links.end(), [&](const Link *a, const Link *b) { return ends(a) == ends(b); }),
+                links.end());
+    return links;
+}
+
 }  // namespace
 
 LatencyTable::LatencyTable(const Fabric &fabric)
@@ -37,54 +68,45 @@ LatencyTable::LatencyTable(const Fabric &fabric)
       bandwidth_(fabric.pods.size() * fabric.blades.size(), 0.0f),
       order_(fabric.pods.size()) {
     Graph g(fabric.vertex_count());
-    for (const Link &l : fabric.links) {
-        boost::add_edge(l.from, l.to, EdgeProps{l.latency_ns, l.bandwidth_gbps}, g);
-        boost::add_edge(l.to, l.from, EdgeProps{l.latency_ns, l.bandwidth_gbps}, g);
+    for (const Link *l : best_parallel_links(fabric)) {
+        boost::add_edge(l->from, l->to, EdgeProps{l->latency_ns, l->bandwidth_gbps}, g);
+        boost::add_edge(l->to, l->from, EdgeProps{l->latency_ns, l->bandwidth_gbps}, g);
     }
     const size_t n = boost::num_vertices(g);
+    constexpr uint64_t kInf = std::numeric_limits<uint64_t>::max();
     std::vector<uint64_t> dist(n);
     std::vector<Vertex> pred(n);
     std::vector<double> bottleneck(n);
-    std::vector<uint32_t> by_distance(n);
     const uint32_t first_blade = fabric.blade_vertex(0);
 
     for (uint32_t pod = 0; pod < fabric.pods.size(); ++pod) {
         TransitThroughSwitches keep{&g, &fabric, pod};
         boost::filtered_graph<Graph, TransitThroughSwitches> view(g, keep);
+        std::fill(bottleneck.begin(), bottleneck.end(), 0.0);
+        bottleneck[pod] = std::numeric_limits<double>::infinity();
+        BottleneckRecorder recorder;
+        recorder.graph = &g;
+        recorder.bottleneck = bottleneck.data();
+        // Inputs cap each link at kMaxLatencyNs, so sums stay far below kInf; closed_plus
+        // saturates at kInf all the same.
         boost::dijkstra_shortest_paths(
             view, static_cast<Vertex>(pod),
             boost::predecessor_map(pred.data())
                 .distance_map(dist.data())
                 .weight_map(boost::get(&EdgeProps::latency_ns, g))
-                .distance_inf(std::numeric_limits<uint64_t>::max()));
-
-        // Bottleneck bandwidth along the shortest-path tree, settled in distance order.
-        for (uint32_t v = 0; v < n; ++v) by_distance[v] = v;
-        std::sort(by_distance.begin(), by_distance.end(),
-                  [&](uint32_t a, uint32_t b) { return dist[a] < dist[b]; });
-        for (uint32_t v : by_distance) {
-            if (v == pod) {
-                bottleneck[v] = std::numeric_limits<double>::infinity();
-                continue;
-            }
-            if (dist[v] == std::numeric_limits<uint64_t>::max() || pred[v] == v) {
-                bottleneck[v] = 0;
-                continue;
-            }
-            double best = 0;  // parallel links: the widest one with the path's latency
-            auto [ei, ee] = boost::out_edges(pred[v], g);
-            for (; ei != ee; ++ei)
-                if (boost::target(*ei, g) == v && dist[pred[v]] + g[*ei].latency_ns == dist[v])
-                    best = std::max(best, g[*ei].bandwidth_gbps);
-            bottleneck[v] = std::min(bottleneck[pred[v]], best);
-        }
+                .distance_inf(kInf)
+                .distance_combine(boost::closed_plus<uint64_t>(kInf))
+                .visitor(recorder));
 
         const uint64_t extra = fabric.pods[pod].node_latency_ns;
         std::vector<uint32_t> &order = order_[pod];
         for (uint32_t b = 0; b < blades_; ++b) {
             uint64_t d = dist[first_blade + b];
-            if (d == std::numeric_limits<uint64_t>::max()) continue;
-            uint64_t total = std::min<uint64_t>(d + extra, kUnreachable - 1);
+            if (d == kInf) continue;
+            uint64_t total;
+            if (__builtin_add_overflow(d, extra, &total)) total = kInf;
+            // Beyond 4.29 s the table says 4.29 s: still farther than any bound (kMaxLatencyNs).
+            total = std::min<uint64_t>(total, kUnreachable - 1);
             latency_[pod * blades_ + b] = static_cast<uint32_t>(total);
             bandwidth_[pod * blades_ + b] = static_cast<float>(bottleneck[first_blade + b]);
             order.push_back(b);

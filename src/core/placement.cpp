@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "request.hpp"
 #include "units.hpp"
 
 namespace morpheus {
@@ -39,12 +40,19 @@ uint32_t nodes_needed(const ClusterModel &model, const Request &req, uint32_t po
     if (req.nodes) return req.nodes;
     uint32_t per = model.fabric().pods[pod].gpus_per_node;
     if (per == 0) return 0;
-    return std::max<uint32_t>(1, (req.gpus + per - 1) / per);
+    // In 64 bits: gpus near 2^32 must not wrap to a handful of nodes.
+    return static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{req.gpus} + per - 1) / per));
 }
 
 namespace {
 
 constexpr double kHeadroomCap = 4.0;  // spare capacity beyond 4x the need scores no higher
+constexpr uint64_t kHeadroomFactor = 4;  // the same, for byte counts
+
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
 
 // Memory taken so far by the placement being built, so blades shared by several pod shares
 // are never counted twice.
@@ -87,17 +95,18 @@ PodAssessment assess(const ClusterModel &m, const Ledger &l, const Request &req,
         a.ruled_out = RuleOut::NoGpus;
         return a;
     }
-    a.hot_needed = a.nodes_needed * req.hot_per_node;
+    a.hot_needed = bytes_for_nodes(req.hot_per_node, a.nodes_needed);
     double weighted_latency = 0, weighted_load = 0;
     if (a.hot_needed) {
         uint64_t filled = 0;
-        const uint64_t enough = static_cast<uint64_t>(kHeadroomCap * static_cast<double>(a.hot_needed));
+        // In integers: a double product near 2^64 does not convert back to uint64_t.
+        const uint64_t enough = bytes_for_nodes(a.hot_needed, kHeadroomFactor);
         for (uint32_t b : t.blades_by_latency(pod)) {
             uint32_t lat = t.latency(pod, b);
             if (lat > bound) break;
             const BladeStock &stock = m.inventory().blades[b];
             if (!usable(m, b, ideal)) {
-                a.hot_unusable_in_bound += stock.capacity[0];
+                a.hot_unusable_in_bound = saturating_add(a.hot_unusable_in_bound, stock.capacity[0]);
                 continue;
             }
             uint64_t f = l.free(b, Tier::Dram, m.inventory());
@@ -108,14 +117,14 @@ PodAssessment assess(const ClusterModel &m, const Ledger &l, const Request &req,
                 weighted_load += static_cast<double>(take) * stock.load;
                 filled += take;
             }
-            a.hot_free_in_bound += f;
+            a.hot_free_in_bound = saturating_add(a.hot_free_in_bound, f);
             if (a.hot_free_in_bound >= enough) break;
         }
         if (filled) {
             a.mean_hot_latency_ns = weighted_latency / static_cast<double>(filled);
             a.load_term = weighted_load / static_cast<double>(filled);
         }
-        a.latency_term = 1.0 - a.mean_hot_latency_ns / static_cast<double>(bound);
+        a.latency_term = bound ? 1.0 - a.mean_hot_latency_ns / static_cast<double>(bound) : 0.0;
         a.headroom_term = std::min(kHeadroomCap, static_cast<double>(a.hot_free_in_bound) /
                                                      static_cast<double>(a.hot_needed)) / kHeadroomCap;
     } else {
@@ -161,10 +170,10 @@ bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare
         uint64_t f = available(m, l, o, b, Tier::Dram);
         if (f == 0) continue;
         cands.push_back({b, lat,
-                         static_cast<double>(lat) / static_cast<double>(bound) +
+                         (bound ? static_cast<double>(lat) / static_cast<double>(bound) : 0.0) +
                              m.settings().weights.load * m.inventory().blades[b].load,
                          static_cast<uint32_t>(cands.size())});
-        total += f;
+        total = saturating_add(total, f);
     }
     if (total < need) return false;
     // Cheapest first, as a stable sort by cost would give; but a heap, because a large fabric
@@ -213,14 +222,14 @@ bool assign_with(const ClusterModel &m, const Ledger &l, const Request &req, con
     out.segments.clear();
     uint64_t cold_need = 0;
     for (const PodShare &s : pods) {
-        uint64_t need = s.nodes * req.hot_per_node;
+        uint64_t need = bytes_for_nodes(req.hot_per_node, s.nodes);
         if (!take_hot(m, l, o, s, need, bound, out.segments)) {
             if (why)
                 *why = "pod " + m.fabric().pods[s.pod].name + ": not " + format_size(need) +
                        " of hot memory free within " + format_latency(bound);
             return false;
         }
-        cold_need += s.nodes * req.cold_per_node;
+        cold_need = saturating_add(cold_need, bytes_for_nodes(req.cold_per_node, s.nodes));
     }
     if (cold_need && !take_cold(m, l, o, pods.front().pod, cold_need, out.segments)) {
         if (why) *why = "not " + format_size(cold_need) + " of cold memory free on any reachable blade";
@@ -311,6 +320,24 @@ bool assign_blades(const ClusterModel &m, const Ledger &l, const Request &req, c
 
 namespace {
 
+// A request whose total cannot fit all blades together (or 64 bits) is refused outright,
+// naming the flag, rather than ranked as if it might fit one day.
+std::string oversized(const ClusterModel &m, const Request &req) {
+    if (!req.wants_memory()) return "";
+    uint64_t fewest = UINT64_MAX;  // the smallest share any pod would need
+    for (uint32_t p = 0; p < m.fabric().pods.size(); ++p)
+        if (uint32_t n = nodes_needed(m, req, p)) fewest = std::min<uint64_t>(fewest, n);
+    if (fewest == UINT64_MAX) return "";  // no pod has GPUs: assess() says so
+    uint64_t hot = 0, cold = 0;
+    for (uint32_t b = 0; b < m.inventory().blades.size(); ++b) {
+        if (!usable(m, b, true)) continue;  // failed blades may come back; absent ones never hold memory
+        const BladeStock &stock = m.inventory().blades[b];
+        hot = saturating_add(hot, stock.capacity[static_cast<size_t>(Tier::Dram)]);
+        cold = saturating_add(cold, saturating_add(stock.capacity[0], stock.capacity[1]));
+    }
+    return oversized_request(req, fewest, hot, cold);
+}
+
 Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<uint8_t> *free_nodes,
                      bool ideal) {
     const Fabric &f = m.fabric();
@@ -329,6 +356,12 @@ Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req,
         d.pods.push_back(assess(m, l, req, p, free, bound, ideal));
     }
     std::sort(d.pods.begin(), d.pods.end(), better);
+    std::string too_big = oversized(m, req);
+    if (!too_big.empty()) {
+        d.verdict = Verdict::Impossible;
+        d.reason = too_big;
+        return d;
+    }
 
     std::string why;
     // Best pod first; the next ones only if cold memory or striping fails on the best.

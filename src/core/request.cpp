@@ -32,6 +32,24 @@ void parse_memory_flags(Request &req, const char *hot, const char *hot_latency, 
     }
 }
 
+std::string oversized_request(const Request &req, uint64_t nodes, uint64_t hot_capacity, uint64_t cold_capacity) {
+    auto check = [&](uint64_t per_node, uint64_t capacity, const char *flag, const char *kind) -> std::string {
+        if (!per_node) return "";
+        uint64_t total;
+        std::string what = std::string(flag) + ": " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes") +
+                           " x " + format_size(per_node) + " per node";
+        if (__builtin_mul_overflow(per_node, nodes, &total))
+            return what + " is more than 2^64 bytes (fix: ask for less memory per node)";
+        if (total > capacity)
+            return what + " = " + format_size(total) + " is more than the " + format_size(capacity) + " of " + kind +
+                   " memory on all blades together (fix: ask for at most " +
+                   format_size(nodes ? capacity / nodes : capacity) + " per node)";
+        return "";
+    };
+    std::string hot = check(req.hot_per_node, hot_capacity, "--mem-hot", "hot");
+    return hot.empty() ? check(req.cold_per_node, cold_capacity, "--mem-cold", "cold") : hot;
+}
+
 std::string describe(const Request &req) {
     std::string s = req.nodes ? std::to_string(req.nodes) + (req.nodes == 1 ? " node" : " nodes")
                               : std::to_string(req.gpus) + " GPUs";

@@ -18,6 +18,17 @@ struct Request {
     bool wants_memory() const { return hot_per_node > 0 || cold_per_node > 0; }
 };
 
+// per_node x nodes, saturating at UINT64_MAX instead of wrapping (4 x 4096P is not 0 bytes).
+inline uint64_t bytes_for_nodes(uint64_t per_node, uint64_t nodes) {
+    uint64_t total;
+    return __builtin_mul_overflow(per_node, nodes, &total) ? UINT64_MAX : total;
+}
+
+// "" when `nodes` nodes of the request fit in 64 bits and in the capacity of every blade
+// together (hot: DRAM; cold: any tier); otherwise why not, naming the flag (--mem-hot,
+// --mem-cold) and the fix.
+std::string oversized_request(const Request &req, uint64_t nodes, uint64_t hot_capacity, uint64_t cold_capacity);
+
 // Fills the memory fields from the flag texts (nullptr or "" leaves a field unset). Throws
 // InputError naming the flag (--mem-hot, --mem-hot-latency, --mem-cold) and the expected form.
 void parse_memory_flags(Request &req, const char *hot, const char *hot_latency, const char *cold);

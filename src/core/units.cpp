@@ -11,38 +11,43 @@ namespace morpheus {
 namespace {
 
 struct Number {
-    double value;
+    uint64_t whole;          // digits before the dot, exactly
+    double fraction;         // digits after it, as a fraction in [0, 1)
     std::string_view suffix;
 };
 
-// Splits "<digits>[.<digits>]<suffix>" and refuses signs, exponents and empty numbers.
+// Splits "<digits>[.<digits>]<suffix>" and refuses signs, exponents, empty numbers and whole
+// parts beyond 64 bits. Whole parts stay integers so "18014398509481985" is not rounded.
 Number split_number(std::string_view text, const std::string &what, const char *form) {
+    auto too_large = [&] {
+        return InputError("", what, "'" + std::string(text) + "' is too large", std::string("write it as ") + form);
+    };
     size_t i = 0;
     while (i < text.size() && text[i] == ' ') ++i;
-    size_t start = i;
-    bool digits = false, dot = false;
-    while (i < text.size()) {
-        char c = text[i];
-        if (c >= '0' && c <= '9') {
-            digits = true;
-        } else if (c == '.' && !dot) {
-            dot = true;
-        } else {
-            break;
-        }
+    bool digits = false;
+    uint64_t whole = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+        digits = true;
+        if (__builtin_mul_overflow(whole, 10u, &whole) ||
+            __builtin_add_overflow(whole, static_cast<unsigned>(text[i] - '0'), &whole))
+            throw too_large();
         ++i;
+    }
+    double fraction = 0;
+    if (i < text.size() && text[i] == '.') {
+        size_t start = i++;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+            digits = true;
+            ++i;
+        }
+        fraction = std::strtod(std::string(text.substr(start, i - start)).c_str(), nullptr);
     }
     if (!digits)
         throw InputError("", what, "'" + std::string(text) + "' is not a number with a unit",
                          std::string("write it as ") + form);
-    std::string number(text.substr(start, i - start));
     size_t end = text.size();
     while (end > i && text[end - 1] == ' ') --end;
-    double value = std::strtod(number.c_str(), nullptr);
-    if (!std::isfinite(value) || value > 1e18)
-        throw InputError("", what, "'" + std::string(text) + "' is too large",
-                         std::string("write it as ") + form);
-    return {value, text.substr(i, end - i)};
+    return {whole, fraction, text.substr(i, end - i)};
 }
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -54,13 +59,18 @@ bool iequals(std::string_view a, std::string_view b) {
     return true;
 }
 
-uint64_t checked_product(double value, double scale, std::string_view text, const std::string &what,
+// whole.fraction x scale in 64 bits; anything that does not fit is refused, never wrapped.
+uint64_t checked_product(const Number &n, uint64_t scale, std::string_view text, const std::string &what,
                          const char *form) {
-    long double product = static_cast<long double>(value) * scale;
-    if (product > static_cast<long double>(std::numeric_limits<uint64_t>::max() / 2))
+    uint64_t bytes, part = 0;
+    if (n.fraction > 0) {
+        long double f = static_cast<long double>(n.fraction) * static_cast<long double>(scale);
+        part = static_cast<uint64_t>(std::llround(static_cast<double>(f)));  // f < scale <= 2^50
+    }
+    if (__builtin_mul_overflow(n.whole, scale, &bytes) || __builtin_add_overflow(bytes, part, &bytes))
         throw InputError("", what, "'" + std::string(text) + "' is too large",
-                         std::string("write it as ") + form);
-    return static_cast<uint64_t>(std::llround(static_cast<double>(product)));
+                         std::string("write it as ") + form + ", at most 16E in all");
+    return bytes;
 }
 
 }  // namespace
@@ -74,16 +84,16 @@ uint64_t parse_size(std::string_view text, const std::string &what) {
         s = s.substr(0, s.size() - 2);
     else if (s.size() >= 2 && (s.back() == 'B' || s.back() == 'b'))
         s = s.substr(0, s.size() - 1);
-    double scale;
+    uint64_t scale;
     if (s.empty()) {
         scale = 1;
     } else if (s.size() == 1) {
         switch (std::toupper(static_cast<unsigned char>(s[0]))) {
-        case 'K': scale = 1024.0; break;
-        case 'M': scale = 1024.0 * 1024; break;
-        case 'G': scale = 1024.0 * 1024 * 1024; break;
-        case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
-        case 'P': scale = 1024.0 * 1024 * 1024 * 1024 * 1024; break;
+        case 'K': scale = 1ULL << 10; break;
+        case 'M': scale = 1ULL << 20; break;
+        case 'G': scale = 1ULL << 30; break;
+        case 'T': scale = 1ULL << 40; break;
+        case 'P': scale = 1ULL << 50; break;
         default:
             throw InputError("", what, "unknown size unit '" + std::string(n.suffix) + "' in '" +
                                            std::string(text) + "'",
@@ -94,26 +104,30 @@ uint64_t parse_size(std::string_view text, const std::string &what) {
                          "unknown size unit '" + std::string(n.suffix) + "' in '" + std::string(text) + "'",
                          std::string("write it as ") + form);
     }
-    return checked_product(n.value, scale, text, what, form);
+    return checked_product(n, scale, text, what, form);
 }
 
 uint64_t parse_latency(std::string_view text, const std::string &what) {
     static const char *form = "a number with ns, us, ms or s, e.g. 350ns or 1.2us";
     Number n = split_number(text, what, form);
-    double scale;
+    uint64_t scale;
     if (n.suffix.empty() || iequals(n.suffix, "ns"))
         scale = 1;
     else if (iequals(n.suffix, "us"))
-        scale = 1e3;
+        scale = 1000;
     else if (iequals(n.suffix, "ms"))
-        scale = 1e6;
+        scale = 1000000;
     else if (iequals(n.suffix, "s"))
-        scale = 1e9;
+        scale = 1000000000;
     else
         throw InputError("", what,
                          "unknown time unit '" + std::string(n.suffix) + "' in '" + std::string(text) + "'",
                          std::string("write it as ") + form);
-    return checked_product(n.value, scale, text, what, form);
+    uint64_t ns = checked_product(n, scale, text, what, form);
+    if (ns > kMaxLatencyNs)
+        throw InputError("", what, "'" + std::string(text) + "' is longer than the 1s maximum",
+                         "give the latency of one link or bound, e.g. 350ns or 1.2us");
+    return ns;
 }
 
 std::string format_size(uint64_t bytes) {

@@ -41,10 +41,20 @@ static void bad_lines_name_the_line(void **) {
                        {"m.conf", "line 3", "StatusAddress=10.0.0.1;rm is not an address", "0.0.0.0"});
 }
 
+// DefaultHotLatency=0 divided every score by zero (NaN ranks); a FIFO as the config hung.
+static void zero_bound_and_special_files_are_refused(void **) {
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nDefaultHotLatency=0\n", "m.conf"); },
+                       {"m.conf", "line 3", "DefaultHotLatency", "positive"});
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nDefaultHotLatency=2s\n", "m.conf"); },
+                       {"line 3", "1s maximum"});
+    expect_input_error([] { read_config("/dev/null"); }, {"/dev/null", "not a regular file"});
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_conf_loads), cmocka_unit_test(keys_are_case_insensitive_and_typed),
         cmocka_unit_test(bad_lines_name_the_line),
+        cmocka_unit_test(zero_bound_and_special_files_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

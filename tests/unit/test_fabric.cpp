@@ -1,5 +1,8 @@
 // Fabric map reader: the example loads; every kind of bad input names file, path and fix.
 #include "fabric.hpp"
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "test_support.hpp"
 
 using namespace morpheus;
@@ -75,11 +78,57 @@ static void node_in_two_pods(void **) {
     expect_input_error([&] { parse_fabric(s, "f.json"); }, {"$.pods[1].nodes", "n2", "already in pod p1"});
 }
 
+// Values are range-checked against what they become; names and free text are printable.
+static void values_are_range_checked(void **) {
+    // 2^32 GPUs per node used to become 0.
+    expect_input_error([] { parse_fabric(with("\"gpus_per_node\": 8", "\"gpus_per_node\": 4294967296"), "f.json"); },
+                       {"f.json", "$.pods[0].gpus_per_node", "too large"});
+    // int64-max latency used to wrap path sums: a blade 18 s away was used "at 98ns".
+    expect_input_error([] { parse_fabric(with("\"latency\": 50", "\"latency\": 9223372036854775807"), "f.json"); },
+                       {"f.json", "$.links[1].latency", "1s maximum"});
+    expect_input_error([] { parse_fabric(with("\"latency\": \"100ns\"", "\"latency\": \"5s\""), "f.json"); },
+                       {"$.links[0].latency", "1s maximum"});
+    expect_input_error([] { parse_fabric(with("\"tier\": \"leaf\"", "\"tier\": \"le\\u001b[2Jaf\""), "f.json"); },
+                       {"$.switches[0].tier", "control character"});
+    expect_input_error([] { parse_fabric(with("\"name\": \"b1\"", "\"name\": \"b\\u00851\""), "f.json"); },
+                       {"$.blades[0].name", "control character"});
+    expect_input_error([] { parse_fabric(with("\"name\": \"b1\"", "\"name\": \"b\\u00e91\""), "f.json"); },
+                       {"$.blades[0].name", "byte"});
+    expect_input_error([] { parse_fabric(with("\"n[1-2]\"", "\"n\\u00e9[1-2]\""), "f.json"); },
+                       {"$.pods[0].nodes", "no node name may hold"});
+}
+
+// Counts are capped before anything is built: nodes over all pods, and the lists themselves.
+static void sizes_are_capped(void **) {
+    std::string two = with("\"pods\": [{\"name\": \"p1\", \"nodes\": \"n[1-2]\", \"gpus_per_node\": 8}]",
+                           "\"pods\": [{\"name\": \"p1\", \"nodes\": \"a[0-599999]\"}, {\"name\": \"p2\", \"nodes\": \"b[0-599999]\"}]");
+    expect_input_error([&] { parse_fabric(two, "f.json"); }, {"f.json", "$.pods[1].nodes", "too many"});
+    std::string blades = "\"blades\": [";
+    for (size_t i = 0; i <= kMaxBlades; ++i) blades += (i ? ",{\"name\":\"b" : "{\"name\":\"b") + std::to_string(i) + "\"}";
+    expect_input_error([&] { parse_fabric(with("\"blades\": [{\"name\": \"b1\"}", blades), "f.json"); },
+                       {"$.blades", "more than the 16384"});
+}
+
+// A FIFO as the fabric file used to hang the reader (and slurmctld with it).
+static void special_files_are_refused(void **) {
+    char dir[] = "/tmp/morpheus-fifo-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    std::string fifo = std::string(dir) + "/fabric.json";
+    assert_int_equal(mkfifo(fifo.c_str(), 0600), 0);
+    expect_input_error([&] { read_fabric(fifo); }, {fifo.c_str(), "not a regular file"});
+    expect_input_error([&] { read_fabric(dir); }, {"not a regular file"});
+    unlink(fifo.c_str());
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_loads),       cmocka_unit_test(valid_minimal),
         cmocka_unit_test(broken_json_names_line), cmocka_unit_test(link_to_undeclared_blade),
         cmocka_unit_test(other_bad_input),     cmocka_unit_test(node_in_two_pods),
+        cmocka_unit_test(values_are_range_checked),
+        cmocka_unit_test(sizes_are_capped),
+        cmocka_unit_test(special_files_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

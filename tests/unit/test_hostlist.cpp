@@ -40,10 +40,26 @@ static void compresses_back(void **) {
     assert_string_equal(compress_hostlist({"login"}).c_str(), "login");
 }
 
+// Counted before expansion: a long prefix times a big range, or many repeated ranges, is refused
+// without building the names (this took 16 GB and 83 s before).
+static void size_is_counted_before_expansion(void **) {
+    std::string prefix(4000, 'x');
+    expect_input_error([&] { expand_hostlist(prefix + "[0-999999]"); }, {"too many"});
+    std::string repeated = "n[";
+    for (int i = 0; i < 200; ++i) repeated += (i ? "," : "") + std::string("0-99999");
+    expect_input_error([&] { expand_hostlist(repeated + "]"); }, {"too many"});
+    // A shared budget: the second list is charged for what the first used.
+    HostlistLimits budget{10, 1000};
+    assert_int_equal(expand_hostlist("a[1-6]", "pods[0].nodes", budget).size(), 6);
+    expect_input_error([&] { expand_hostlist("b[1-6]", "pods[1].nodes", budget); }, {"pods[1].nodes", "too many"});
+    assert_int_equal(expand_hostlist("b[1-4]", "pods[1].nodes", budget).size(), 4);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(expands_padded_ranges), cmocka_unit_test(expands_lists_and_products),
         cmocka_unit_test(malformed_lists_are_errors), cmocka_unit_test(compresses_back),
+        cmocka_unit_test(size_is_counted_before_expansion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,9 +48,22 @@ static void missing_blades_warn(void **) {
     assert_false(inv.admits(f.blade_index("blade1")));
 }
 
+// Names and free text reach slurmctld's log: control characters and foreign bytes are refused,
+// and the name is not echoed.
+static void unprintable_text_is_refused(void **) {
+    Fabric f = example();
+    expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade1\u001b[31m"}]})", "i.json", f); },
+                       {"i.json", "$.blades[0].name", "control character"});
+    expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade\u00ff"}]})", "i.json", f); },
+                       {"$.blades[0].name", "no fabric name may hold"});
+    expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade1","state":"up\n"}]})", "i.json", f); },
+                       {"$.blades[0].state", "control character"});
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_loads), cmocka_unit_test(bad_entries), cmocka_unit_test(missing_blades_warn),
+        cmocka_unit_test(unprintable_text_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

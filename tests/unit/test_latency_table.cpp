@@ -1,6 +1,7 @@
 // Best-path latency and its bottleneck bandwidth; pods and blades never carry transit.
 #include "fabric.hpp"
 #include "latency_table.hpp"
+#include <chrono>
 #include "test_support.hpp"
 
 using namespace morpheus;
@@ -60,10 +61,35 @@ static void widest_of_parallel_links(void **) {
     assert_true(t.bandwidth(0, 0) == 400.0f);
 }
 
+// One hub switch joined to every pod and blade: one Dijkstra per pod, nothing per pair. The
+// old bottleneck scan walked the hub's links for every blade of every pod (cubic: 17 s for
+// 1500 x 1500); a table this size must build in well under the old time.
+static void hub_switch_is_not_cubic(void **) {
+    const int pods = 1200, blades = 1200;
+    std::string json = R"({"pods":[)";
+    for (int p = 0; p < pods; ++p) json += (p ? "," : "") + std::string(R"({"name":"p)") + std::to_string(p) + R"(","nodes":"n)" + std::to_string(p) + R"("})";
+    json += R"(],"switches":[{"name":"hub"}],"blades":[)";
+    for (int b = 0; b < blades; ++b) json += (b ? "," : "") + std::string(R"({"name":"b)") + std::to_string(b) + R"("})";
+    json += R"(],"links":[)";
+    for (int p = 0; p < pods; ++p) json += (p ? "," : "") + std::string(R"({"from":"p)") + std::to_string(p) + R"(","to":"hub","latency":100,"bandwidth":400})";
+    for (int b = 0; b < blades; ++b) json += std::string(R"(,{"from":"hub","to":"b)") + std::to_string(b) + R"(","latency":)" + std::to_string(100 + b % 7) + R"(,"bandwidth":)" + std::to_string(100 + b % 3) + "}";
+    json += "]}";
+    Fabric f = parse_fabric(json, "hub.json");
+    auto start = std::chrono::steady_clock::now();
+    LatencyTable t(f);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "hub %dx%d latency table: %.3f s\n", pods, blades, seconds);
+    assert_true(seconds < 2.5);  // about 0.3 s now; the old scan took about 6 s
+    assert_int_equal(t.latency(17, 5), 100 + 100 + 5);
+    assert_true(t.bandwidth(17, 5) == 102.0f);
+    assert_int_equal(t.blades_by_latency(3).front(), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_latencies), cmocka_unit_test(no_transit_through_blades_or_pods),
         cmocka_unit_test(widest_of_parallel_links),
+        cmocka_unit_test(hub_switch_is_not_cubic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,7 +59,7 @@ static void bound_nobody_meets_is_impossible(void **) {
 
 static void too_big_for_any_blade_set(void **) {
     ClusterModel m = example();
-    Decision d = feasibility(m, hot(4, 2ULL << 40, 300));  // 8T hot; a pod reaches 1T in 300ns
+    Decision d = feasibility(m, hot(2, 2ULL << 40, 300));  // 2T per node; a pod reaches 1T in 300ns
     assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Impossible));
     assert_non_null(std::strstr(d.reason.c_str(), "lack hot memory"));
 }
@@ -206,6 +206,45 @@ static void load_steers_hot_memory(void **) {
     assert_string_equal(m.fabric().blades[d.placement.segments[0].blade].name.c_str(), "idle");
 }
 
+// 4 x 4096P is 2^64 bytes: it wrapped to 0 and was placed with no memory at all. Totals are
+// checked, and a request beyond every blade together is refused naming the flag.
+static void totals_never_wrap(void **) {
+    ClusterModel m = example();
+    Ledger l(m.fabric().blades.size());
+    Decision d = decide(m, l, hot(4, 4096ULL << 50, 0), all_free(m));
+    assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Impossible));
+    assert_non_null(std::strstr(d.reason.c_str(), "--mem-hot"));
+    assert_non_null(std::strstr(d.reason.c_str(), "2^64"));
+    assert_int_equal(d.pods.size(), m.fabric().pods.size());
+    Request cold = hot(4, 0, 0);
+    cold.cold_per_node = 8192ULL << 50;
+    Decision c = feasibility(m, cold);
+    assert_int_equal(static_cast<int>(c.verdict), static_cast<int>(Verdict::Impossible));
+    assert_non_null(std::strstr(c.reason.c_str(), "--mem-cold"));
+    // Fits 64 bits but not all blades together.
+    Decision big = feasibility(m, hot(4, 4ULL << 40, 0));
+    assert_int_equal(static_cast<int>(big.verdict), static_cast<int>(Verdict::Impossible));
+    assert_non_null(std::strstr(big.reason.c_str(), "on all blades together"));
+    // Near 2^32 GPUs must not wrap to a few nodes either.
+    Request gpus;
+    gpus.gpus = UINT32_MAX;
+    gpus.hot_per_node = 1ULL << 30;
+    assert_int_equal(nodes_needed(m, gpus, 0), (uint64_t{UINT32_MAX} + 7) / 8);
+    assert_int_equal(static_cast<int>(feasibility(m, gpus).verdict), static_cast<int>(Verdict::Impossible));
+}
+
+// A zero bound (only reachable through settings) must not turn scores into NaN.
+static void zero_bound_scores_are_numbers(void **) {
+    Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
+    Inventory inv = read_inventory(top_srcdir("etc/inventory.json"), f);
+    PlacementSettings s;
+    s.default_hot_latency_ns = 0;
+    ClusterModel m(std::move(f), std::move(inv), s);
+    Ledger l(m.fabric().blades.size());
+    Decision d = decide(m, l, hot(1, 1ULL << 30, 0), all_free(m));
+    for (const PodAssessment &a : d.pods) assert_true(a.score == a.score);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tight_bound_picks_the_only_pod),
@@ -220,6 +259,8 @@ int main(void) {
         cmocka_unit_test(gpus_round_up_to_nodes),
         cmocka_unit_test(decisions_are_deterministic),
         cmocka_unit_test(load_steers_hot_memory),
+        cmocka_unit_test(totals_never_wrap),
+        cmocka_unit_test(zero_bound_scores_are_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

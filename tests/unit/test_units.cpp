@@ -50,11 +50,29 @@ static void formats_round_trip(void **) {
     assert_int_equal(parse_size(format_size(512ULL << 30)), 512ULL << 30);
 }
 
+// Sizes are exact 64-bit integers: no double rounding, no wrap past 2^64.
+static void sizes_are_exact_and_never_wrap(void **) {
+    assert_true(parse_size("18014398509481985") == 18014398509481985ULL);  // 2^54 + 1, not rounded
+    assert_true(parse_size("16383P") == 16383ULL << 50);
+    expect_input_error([] { parse_size("16384P", "--mem-hot"); }, {"--mem-hot", "too large"});
+    expect_input_error([] { parse_size("99999999999999999999P", "--mem-cold"); }, {"--mem-cold", "too large"});
+    expect_input_error([] { parse_size("18446744073709551616"); }, {"too large"});
+}
+
+// A latency beyond 1 s is a typo, and would wrap or clamp in path sums.
+static void latencies_are_capped_at_one_second(void **) {
+    assert_int_equal(parse_latency("1s"), 1000000000);
+    expect_input_error([] { parse_latency("18s", "links[0].latency"); }, {"links[0].latency", "1s maximum"});
+    expect_input_error([] { parse_latency("9223372036854775807"); }, {"1s maximum"});
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes_use_powers_of_1024), cmocka_unit_test(size_typos_are_errors),
         cmocka_unit_test(latencies_parse_with_units), cmocka_unit_test(latency_typos_are_errors),
         cmocka_unit_test(formats_round_trip),
+        cmocka_unit_test(sizes_are_exact_and_never_wrap),
+        cmocka_unit_test(latencies_are_capped_at_one_second),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
