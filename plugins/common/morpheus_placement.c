@@ -562,13 +562,20 @@ extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t 
 		xfree(why);
 		rc = SLURM_ERROR;
 	} else if (!engine) {
-		if (_reason_mode(mode)) {
+		/* Nothing is placed until the files are fixed, so backfill's test (WILL_RUN) says
+		 * so too: jobs queued behind the first one are only tested there, and would keep
+		 * whatever reason Slurm gave them before (e.g. "ReqNodeNotAvail" while the nodes
+		 * of a restarted slurmctld were not yet registered). */
+		if (_reason_mode(mode) || (mode == SELECT_MODE_WILL_RUN)) {
 			char *why = xstrdup_printf("engine not loaded (%s)", open_error);
 			_set_reason(job_ptr, why);
 			xfree(why);
 		}
-		/* TEST_ONLY: the request may be fine once the files are fixed. */
-		rc = (mode == SELECT_MODE_TEST_ONLY) ? SLURM_SUCCESS : SLURM_ERROR;
+		/* TEST_ONLY: the request may be fine once the files are fixed; cons_tres judges
+		 * the rest, and narrows the bitmap as Slurm expects (a success that leaves every
+		 * node set reads as "needs more nodes than allowed", and select_nodes() writes
+		 * "ReqNodeNotAvail" over our reason). */
+		rc = (mode == SELECT_MODE_TEST_ONLY) ? try_fn(try_arg, bitmap) : SLURM_ERROR;
 	} else if (mode == SELECT_MODE_TEST_ONLY) {
 		/* "Could it ever run?" The core judges the memory, cons_tres the rest. */
 		if (morpheus_check_feasible(engine, &req, &err) < 0) {

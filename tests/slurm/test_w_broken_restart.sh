@@ -24,7 +24,7 @@ for job in "$fresh" "$waiting"; do
 	wait_morpheus_reason "$job"
 	assert_eq "state of $job" PENDING "$(job_state "$job")"
 	assert_match "squeue reason of $job" '^Morpheus: .*fabric\.json' "$squeue_reason"
-	assert_match "scontrol reason of $job" '^Morpheus: .*fabric\.json' "$scontrol_reason"
+	assert_match "scontrol reason of $job" '^Morpheus:.*fabric\.json' "$scontrol_reason"
 done
 
 cp "$TEST_TMP/fabric.good" "$fabric"
