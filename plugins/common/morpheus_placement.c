@@ -887,7 +887,7 @@ static uint32_t _tres_gpus(const char *tres)
  * are Slurm's to judge); returns how many names the list has. */
 static int _required_nodes(const char *req_nodes, uint8_t *allowed)
 {
-	hostlist_t hl = hostlist_create(req_nodes);
+	struct hostlist *hl = hostlist_create(req_nodes); /* hostlist_t differs by release */
 	char *name;
 	int count = 0;
 
