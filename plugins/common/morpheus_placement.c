@@ -544,7 +544,7 @@ extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t 
 		goto pass_through;
 
 	slurm_mutex_lock(&glue_lock);
-	if (engine && restore_due && job_list) {
+	if (engine && restore_due && &job_list && job_list) {
 		/* The first scheduling pass after startup: node bitmaps exist now (22.05 builds
 		 * them after select_g_job_init), and no new job gets memory before the running
 		 * ones have theirs back. */
