@@ -33,6 +33,9 @@ typedef struct morpheus_request {
 	uint64_t hot_per_node;   /* --mem-hot, per node */
 	uint64_t hot_latency_ns; /* --mem-hot-latency (0: DefaultHotLatency) */
 	uint64_t cold_per_node;  /* --mem-cold, per node */
+	/* Optional: node_count flags, nonzero = the job may use that node (a required node
+	 * list); NULL = any node. Read by morpheus_check_feasible only. */
+	const uint8_t *allowed_nodes;
 } morpheus_request_t;
 
 /* Loads morpheus.conf and the fabric, inventory and ledger it names. default_state_file is
@@ -84,7 +87,10 @@ typedef struct morpheus_plan morpheus_plan_t;
 morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *engine, const morpheus_request_t *req,
 				   const uint8_t *free_nodes, morpheus_error_t *err);
 size_t morpheus_plan_steps(const morpheus_plan_t *plan);
-/* Fills allowed[node_count] with the nodes of step k (1 = may be used). */
+/* Fills allowed[node_count] with the nodes of step k (1 = may be used). A step spread over
+ * several pods allows exactly the nodes it assigns each pod (as many as the share, the first
+ * free ones in node order): any wider set would let the node selector pick a split whose
+ * memory the reservation refuses. */
 void morpheus_plan_step_nodes(const morpheus_plan_t *plan, size_t k, uint8_t *allowed);
 const char *morpheus_plan_step_pods(const morpheus_plan_t *plan, size_t k); /* "pod1" or "pod1,pod2" */
 void morpheus_plan_destroy(morpheus_plan_t **plan);
@@ -111,6 +117,12 @@ char *morpheus_job_environment(morpheus_engine_t *engine, uint64_t job_id);
 size_t morpheus_jobs_on_failed_blades(morpheus_engine_t *engine, uint64_t *ids, size_t max);
 /* Jobs that came onto a failed blade since the last call (hand each to BladeFailurePolicy once). */
 size_t morpheus_jobs_newly_affected(morpheus_engine_t *engine, uint64_t *ids, size_t max);
+
+/* Decisions kept for `morpheus explain` of jobs that hold no reservation (pending rows):
+ * writes up to max job ids, returns how many. The shim forgets those whose job is gone
+ * (cancelled while pending, a --test-only probe). */
+size_t morpheus_pending_decisions(morpheus_engine_t *engine, uint64_t *ids, size_t max);
+void morpheus_forget_decision(morpheus_engine_t *engine, uint64_t job_id);
 
 /* Status for `morpheus pools/jobs/metrics` as JSON (malloc'd). A non-privileged viewer sees
  * pool totals and the placement detail of its own jobs only. */

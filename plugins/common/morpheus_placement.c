@@ -24,6 +24,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 
 #include "src/common/slurm_xlator.h"
 #include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -56,6 +58,7 @@
 #pragma weak unlock_slurmctld
 #pragma weak job_requeue
 #pragma weak job_signal_id
+#pragma weak job_list
 #pragma weak find_job_record
 
 #define MORPHEUS_REASON_PREFIX "Morpheus:"
@@ -78,6 +81,8 @@ static bool configured;		   /* SelectType=select/morpheus in slurmctld */
 static morpheus_engine_t *engine;  /* NULL: not configured, or open failed */
 static char *open_error;	   /* why engine is NULL when configured */
 static bool jobs_recovered_once;   /* the first job_init is startup, later ones reconfigure */
+static bool restore_due;	   /* repair running jobs once their node bitmaps exist */
+static time_t decisions_checked;   /* last sweep of pending decisions, see _forget_gone_jobs */
 static int status_port;		   /* the status service's port, 0: not running */
 static int status_failed_port;	   /* last port that could not be bound (logged once) */
 static char *status_conf_address;  /* StatusAddress the service started with ("": default) */
@@ -237,6 +242,14 @@ static void _apply_failure_policy(const char *policy, const uint64_t *ids, size_
 		info("select/morpheus: JobId=%u holds memory on a failed blade: BladeFailurePolicy=%s%s%s",
 		     job_id, policy, rc == SLURM_SUCCESS ? "" : " failed: ",
 		     rc == SLURM_SUCCESS ? "" : slurm_strerror(rc));
+		/* A job that may not be requeued (--no-requeue, JobRequeue=0) must still hear of
+		 * the failure: the signal policy is the next best. */
+		if ((rc != SLURM_SUCCESS) && !xstrcmp(policy, "requeue")) {
+			rc = job_signal_id(job_id, SIGUSR1, KILL_FULL_JOB, 0, false);
+			info("select/morpheus: JobId=%u cannot be requeued: signalled (SIGUSR1) instead%s%s",
+			     job_id, rc == SLURM_SUCCESS ? "" : ", which failed: ",
+			     rc == SLURM_SUCCESS ? "" : slurm_strerror(rc));
+		}
 	}
 	unlock_slurmctld(job_write_lock);
 }
@@ -548,6 +561,34 @@ fini:
 	return rc;
 }
 
+static void _restore_running_locked(struct xlist *jobs);
+
+/*
+ * Decisions are kept for `morpheus explain` until the job's reservation is released; a job
+ * that never ran has none (cancelled while pending, a --test-only probe whose record Slurm
+ * deletes at once): forget those whose job is gone or finished. Every few seconds at most,
+ * with slurmctld's job lock held (job_test runs under it).
+ */
+static void _forget_gone_jobs_locked(void)
+{
+	uint64_t ids[512];
+	size_t count;
+	time_t now = time(NULL);
+
+	if (!find_job_record || (now - decisions_checked < 5))
+		return;
+	decisions_checked = now;
+	count = morpheus_pending_decisions(engine, ids, 512);
+	for (size_t i = 0; i < count; i++) {
+		job_record_t *job_ptr = find_job_record((uint32_t) ids[i]);
+		if (!job_ptr || IS_JOB_FINISHED(job_ptr)) {
+			morpheus_forget_decision(engine, ids[i]);
+			debug2("select/morpheus: forgot the decision of JobId=%" PRIu64 " (%s)", ids[i],
+			       job_ptr ? "finished" : "gone");
+		}
+	}
+}
+
 extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			      uint16_t mode, placement_try_fn try_fn, void *try_arg)
 {
@@ -562,6 +603,16 @@ extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t 
 		goto pass_through;
 
 	slurm_mutex_lock(&glue_lock);
+	if (engine && restore_due && &job_list && job_list) {
+		/* The first scheduling pass after startup: node bitmaps exist now (22.05 builds
+		 * them after select_g_job_init), and no new job gets memory before the running
+		 * ones have theirs back. */
+		restore_due = false;
+		_refresh_node_map_locked();
+		_restore_running_locked(job_list);
+	}
+	if (engine)
+		_forget_gone_jobs_locked();
 	if (wants < 0) {
 		/* Only reachable by bypassing the SPANK plugin and job_submit/morpheus. */
 		char *why = _err_text(&err);
@@ -570,13 +621,20 @@ extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t 
 		xfree(why);
 		rc = SLURM_ERROR;
 	} else if (!engine) {
-		if (_reason_mode(mode)) {
+		/* Nothing is placed until the files are fixed, so backfill's test (WILL_RUN) says
+		 * so too: jobs queued behind the first one are only tested there, and would keep
+		 * whatever reason Slurm gave them before (e.g. "ReqNodeNotAvail" while the nodes
+		 * of a restarted slurmctld were not yet registered). */
+		if (_reason_mode(mode) || (mode == SELECT_MODE_WILL_RUN)) {
 			char *why = xstrdup_printf("engine not loaded (%s)", open_error);
 			_set_reason(job_ptr, why);
 			xfree(why);
 		}
-		/* TEST_ONLY: the request may be fine once the files are fixed. */
-		rc = (mode == SELECT_MODE_TEST_ONLY) ? SLURM_SUCCESS : SLURM_ERROR;
+		/* TEST_ONLY: the request may be fine once the files are fixed; cons_tres judges
+		 * the rest, and narrows the bitmap as Slurm expects (a success that leaves every
+		 * node set reads as "needs more nodes than allowed", and select_nodes() writes
+		 * "ReqNodeNotAvail" over our reason). */
+		rc = (mode == SELECT_MODE_TEST_ONLY) ? try_fn(try_arg, bitmap) : SLURM_ERROR;
 	} else if (mode == SELECT_MODE_TEST_ONLY) {
 		/* "Could it ever run?" The core judges the memory, cons_tres the rest. */
 		if (morpheus_check_feasible(engine, &req, &err) < 0) {
@@ -775,6 +833,36 @@ extern void placement_job_fini(job_record_t *job_ptr)
 	slurm_mutex_unlock(&glue_lock);
 }
 
+/* A running job gave nodes up (scontrol update NumNodes=, a node excised): Slurm has already
+ * cleared them from node_bitmap. The core chooses blades again for the nodes kept, which
+ * replaces the reservation and frees the share of the nodes given up. */
+extern void placement_job_resized(job_record_t *job_ptr)
+{
+	morpheus_request_t req;
+	morpheus_error_t err;
+	char *held;
+
+	if (!configured || !job_ptr->node_bitmap || !bit_set_count(job_ptr->node_bitmap) ||
+	    (_job_request(job_ptr, bit_set_count(job_ptr->node_bitmap), &req, &err) != 1))
+		return;
+	slurm_mutex_lock(&glue_lock);
+	if (!engine || !(held = morpheus_job_summary(engine, job_ptr->job_id)))
+		goto fini;
+	free(held);
+	if (_reserve_locked(job_ptr, &req, &err) < 0) {
+		char *why = _err_text(&err);
+		error("select/morpheus: %pJ resized to %s: reservation kept as it was: %s", job_ptr,
+		      job_ptr->nodes, why);
+		xfree(why);
+		goto fini;
+	}
+	info("select/morpheus: %pJ resized to %s: memory of the nodes given up released", job_ptr,
+	     job_ptr->nodes);
+	_publish(job_ptr);
+fini:
+	slurm_mutex_unlock(&glue_lock);
+}
+
 struct running_ids {
 	uint64_t *ids;
 	size_t count;
@@ -823,9 +911,17 @@ static int _restore_missing(void *x, void *arg)
 	return 0;
 }
 
-extern void placement_jobs_recovered(struct xlist *jobs)
+static void _restore_running_locked(struct xlist *jobs)
 {
 	int restored = 0;
+
+	list_for_each(jobs, _restore_missing, &restored);
+	if (restored)
+		info("select/morpheus: %d jobs recovered running without a reservation", restored);
+}
+
+extern void placement_jobs_recovered(struct xlist *jobs)
+{
 	struct running_ids running = { NULL, 0 };
 	morpheus_error_t err;
 	int n;
@@ -859,28 +955,91 @@ extern void placement_jobs_recovered(struct xlist *jobs)
 		     n);
 	else
 		debug("select/morpheus: ledger agrees with the %zu running jobs", running.count);
-	list_for_each(jobs, _restore_missing, &restored);
-	if (restored)
-		info("select/morpheus: %d jobs recovered running without a reservation", restored);
+	/* Jobs without a node bitmap yet (22.05 builds them after this call) are repaired by
+	 * the first job_test; those with one now. */
+	_restore_running_locked(jobs);
+	restore_due = true;
 fini:
 	slurm_mutex_unlock(&glue_lock);
 	_retire_status_service(); /* the new one starts on the watcher's next pass */
 	xfree(running.ids);
 }
 
-extern int placement_submit_check(char **spank_env, uint32_t spank_env_size,
-				  uint32_t min_nodes, uint32_t uid, char **err_msg)
+/* GPUs in a TRES request ("gres:gpu:16" in 22.05, "gres/gpu:a100:16" later; several entries
+ * comma-separated): the count of the gpu entry, 0 when there is none. */
+static uint32_t _tres_gpus(const char *tres)
+{
+	const char *p = tres;
+	uint32_t total = 0;
+
+	while (p && *p) {
+		const char *end = strchr(p, ','), *colon;
+		size_t len = end ? (size_t) (end - p) : strlen(p);
+		char *entry = xstrndup(p, len), *name = entry;
+
+		if (!xstrncmp(name, "gres:", 5) || !xstrncmp(name, "gres/", 5))
+			name += 5;
+		if (!xstrncmp(name, "gpu", 3) && ((name[3] == ':') || (name[3] == '\0')) &&
+		    (colon = strrchr(name, ':')))
+			total += (uint32_t) strtoul(colon + 1, NULL, 10);
+		xfree(entry);
+		p = end ? end + 1 : NULL;
+	}
+	return total;
+}
+
+/* Sets allowed[] for the fabric nodes of a required node list (names outside the fabric
+ * are Slurm's to judge); returns how many names the list has. */
+static int _required_nodes(const char *req_nodes, uint8_t *allowed)
+{
+	struct hostlist *hl = hostlist_create(req_nodes); /* hostlist_t differs by release */
+	char *name;
+	int count = 0;
+
+	if (!hl)
+		return 0;
+	while ((name = hostlist_shift(hl))) {
+		int f = morpheus_node_index(engine, name);
+		if (f >= 0)
+			allowed[f] = 1;
+		count++;
+		free(name);
+	}
+	hostlist_destroy(hl);
+	return count;
+}
+
+/* Submission: what the job asks of nodes and GPUs, as the core counts them. Slurm fills in
+ * min_nodes from --gpus only later, so a --gpus=16 job is 2 nodes of 8 GPUs here, not 1. */
+static void _submit_request(const job_desc_msg_t *job_desc, morpheus_request_t *req)
+{
+	uint32_t gpus = _tres_gpus(job_desc->tres_per_job);
+	uint32_t per_node = _tres_gpus(job_desc->tres_per_node);
+	bool nodes_set = (job_desc->min_nodes != NO_VAL) && job_desc->min_nodes;
+
+	req->nodes = nodes_set ? job_desc->min_nodes : 1;
+	if (!nodes_set && gpus) {
+		/* 0: the core derives the nodes from each pod's GPUs per node */
+		req->nodes = per_node ? (gpus + per_node - 1) / per_node : 0;
+		req->gpus = gpus;
+	}
+}
+
+extern int placement_submit_check(const job_desc_msg_t *job_desc, uint32_t uid,
+				  char **err_msg)
 {
 	morpheus_request_t req;
 	morpheus_error_t err;
+	uint8_t *allowed = NULL;
 	int rc = SLURM_SUCCESS, wants;
 
 	if (!configured)
 		return SLURM_SUCCESS;
 	memset(&req, 0, sizeof(req));
 	req.uid = uid;
-	req.nodes = ((min_nodes == NO_VAL) || !min_nodes) ? 1 : min_nodes;
-	if ((wants = morpheus_request_from_env(spank_env, spank_env_size, &req, &err)) < 0) {
+	_submit_request(job_desc, &req);
+	if ((wants = morpheus_request_from_env(job_desc->spank_job_env,
+					       job_desc->spank_job_env_size, &req, &err)) < 0) {
 		*err_msg = _err_text(&err);
 		return ESLURM_INVALID_TRES; /* closest code to "a resource request is malformed" */
 	}
@@ -889,11 +1048,23 @@ extern int placement_submit_check(char **spank_env, uint32_t spank_env_size,
 
 	slurm_mutex_lock(&glue_lock);
 	/* No engine: the request may be fine once the files are fixed; job_test holds it. */
-	if (engine && (morpheus_check_feasible(engine, &req, &err) < 0)) {
+	if (!engine)
+		goto fini;
+	if (job_desc->req_nodes && job_desc->req_nodes[0]) {
+		/* --nodelist: the job can only have those nodes (when they are as many as it
+		 * needs; more nodes than listed may come from anywhere). */
+		allowed = xcalloc(MAX(morpheus_node_count(engine), 1), 1);
+		if (!req.nodes || (_required_nodes(job_desc->req_nodes, allowed) < req.nodes))
+			xfree(allowed);
+		req.allowed_nodes = allowed;
+	}
+	if (morpheus_check_feasible(engine, &req, &err) < 0) {
 		*err_msg = _err_text(&err);
 		info("select/morpheus: submission by uid %u rejected: %s", uid, *err_msg);
 		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
+fini:
 	slurm_mutex_unlock(&glue_lock);
+	xfree(allowed);
 	return rc;
 }

@@ -45,7 +45,12 @@ extern void placement_job_fini(job_record_t *job_ptr);
 extern void placement_jobs_recovered(struct xlist *jobs);
 extern void placement_nodes_changed(void);
 
-extern int placement_submit_check(char **spank_env, uint32_t spank_env_size,
-				  uint32_t min_nodes, uint32_t uid, char **err_msg);
+/* A running job gave nodes up: its reservation shrinks to the nodes it keeps. */
+extern void placement_job_resized(job_record_t *job_ptr);
+
+/* job_submit: a malformed request, or one no empty cluster could take (nodes from -N or
+ * --gpus, a --nodelist it is confined to), is refused with the reason in err_msg. */
+extern int placement_submit_check(const job_desc_msg_t *job_desc, uint32_t uid,
+				  char **err_msg);
 
 #endif /* MORPHEUS_PLACEMENT_H */

@@ -26,6 +26,7 @@ struct morpheus_engine {
 
 struct morpheus_plan {
     std::vector<std::vector<PodShare>> steps;
+    std::vector<std::vector<uint32_t>> exact;  // per step: the only nodes a spread step allows
     std::vector<std::string> names;
     std::shared_ptr<const ClusterModel> model;
 };
@@ -62,7 +63,8 @@ void remember(Engine &engine, const Request &q, const Decision &d, double second
     if (d.verdict != Verdict::Placed && !same && !d.pods.empty())
         log.count_rejection(d.verdict == Verdict::Impossible ? std::string("impossible-") + rule_out_name(d.pods.front().ruled_out)
                                                              : rule_out_name(d.pods.front().ruled_out));
-    if (same) return;  // a pending job re-tested each cycle: keep the first explanation's time
+    // Job id 0 is a submission not yet accepted (job_submit): nothing to explain later.
+    if (same || q.job_id == 0) return;  // a pending job re-tested each cycle: keep the first explanation's time
     DecisionRecord r;
     r.job_id = q.job_id;
     r.uid = q.uid;
@@ -165,7 +167,10 @@ MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_re
             model = e->engine.model_ptr();
         }
         Request q = to_request(req);
-        Decision d = feasibility(*model, q);
+        std::vector<uint8_t> allowed;
+        if (req->allowed_nodes)
+            allowed.assign(req->allowed_nodes, req->allowed_nodes + model->fabric().node_names.size());
+        Decision d = feasibility(*model, q, req->allowed_nodes ? &allowed : nullptr);
         if (d.verdict == Verdict::Impossible) {
             std::lock_guard<std::mutex> g(e->engine.lock());
             remember(e->engine, q, d, 0);
@@ -194,6 +199,11 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
         // node selector can widen when it refuses the best (CPUs or GRES busy there) at the
         // cost of one more call, not one per pod: each call is a full cons_tres job_test.
         p->steps.push_back(d.placement.pods);
+        // A spread fixes how many nodes each pod gives; the reservation follows the nodes the
+        // selector picks, so the step must not admit another split (3 nodes of podA for a
+        // plan of podA 2 + podB 1 would be refused by the reservation on every pass).
+        p->exact.push_back(d.placement.pods.size() > 1 ? choose_nodes(m, d.placement.pods, flags)
+                                                       : std::vector<uint32_t>());
         std::vector<PodShare> others;
         for (const PodAssessment &a : d.pods) {
             if (a.ruled_out != RuleOut::None) break;
@@ -201,7 +211,10 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
             for (const PodShare &s : d.placement.pods) chosen = chosen || s.pod == a.pod;
             if (!chosen) others.push_back({a.pod, a.nodes_needed});
         }
-        if (!others.empty()) p->steps.push_back(others);
+        if (!others.empty()) {
+            p->steps.push_back(others);
+            p->exact.emplace_back();  // alternatives, each one pod: any of their nodes
+        }
         for (const auto &step : p->steps) {
             std::string names;
             for (const PodShare &s : step) names += (names.empty() ? "" : ",") + m.fabric().pods[s.pod].name;
@@ -219,6 +232,10 @@ MORPHEUS_API void morpheus_plan_step_nodes(const morpheus_plan_t *plan, size_t k
     const Fabric &f = plan->model->fabric();
     std::memset(allowed, 0, f.node_names.size());
     if (k >= plan->steps.size()) return;
+    if (!plan->exact[k].empty()) {
+        for (uint32_t n : plan->exact[k]) allowed[n] = 1;
+        return;
+    }
     for (const PodShare &s : plan->steps[k]) {
         const Pod &pod = f.pods[s.pod];
         std::memset(allowed + pod.first_node, 1, pod.node_count);
@@ -373,4 +390,26 @@ MORPHEUS_API void morpheus_status_service_destroy(morpheus_status_service_t **se
 
 MORPHEUS_API void morpheus_status_service_stop(morpheus_engine_t *e) {
     if (e) e->status.reset();
+}
+
+MORPHEUS_API size_t morpheus_pending_decisions(morpheus_engine_t *e, uint64_t *ids, size_t max) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        size_t n = 0;
+        for (const auto &[id, r] : e->engine.decisions().records()) {
+            if (n == max) break;
+            if (!e->engine.ledger().find(id)) ids[n++] = id;
+        }
+        return n;
+    } catch (...) {
+        return 0;
+    }
+}
+
+MORPHEUS_API void morpheus_forget_decision(morpheus_engine_t *e, uint64_t job_id) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.decisions().forget(job_id);
+    } catch (...) {
+    }
 }

@@ -398,9 +398,10 @@ Decision decide(const ClusterModel &m, const Ledger &l, const Request &req, cons
     return decide_with(m, l, req, &free_nodes, false);
 }
 
-Decision feasibility(const ClusterModel &m, const Request &req) {
+Decision feasibility(const ClusterModel &m, const Request &req, const std::vector<uint8_t> *allowed_nodes) {
     Ledger empty(m.fabric().blades.size());
-    Decision d = decide_with(m, empty, req, nullptr, true);
+    // Nodes the job is confined to (a required node list) count as free, the others do not.
+    Decision d = decide_with(m, empty, req, allowed_nodes, true);
     if (d.verdict != Verdict::Placed) {
         d.verdict = Verdict::Impossible;
         d.reason = "could never be placed, even on an empty cluster: " + d.reason;

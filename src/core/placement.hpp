@@ -53,8 +53,10 @@ Decision decide(const ClusterModel &model, const Ledger &ledger, const Request &
                 const std::vector<uint8_t> &free_nodes);
 
 // Would the request fit an empty cluster with every node free and every blade in service?
-// Verdict::Impossible (with the reason) when not.
-Decision feasibility(const ClusterModel &model, const Request &req);
+// Verdict::Impossible (with the reason) when not. `allowed_nodes` (one flag per fabric node):
+// the only nodes the job may ever use, e.g. a required node list; nullptr: every node.
+Decision feasibility(const ClusterModel &model, const Request &req,
+                     const std::vector<uint8_t> *allowed_nodes = nullptr);
 
 // Chooses blades for a fixed split of nodes over pods (what Slurm actually allocated).
 // Returns false, with `why`, when the memory does not fit.

@@ -131,3 +131,33 @@ assert_no_overcommit() {
 }
 
 morpheus_cli() { "$E2E_BUILD/src/cli/morpheus" "$@"; }
+
+# ledger_bytes JOB USE : bytes of hot or cold memory the job holds in the ledger (0: none).
+ledger_bytes() {
+	python3 - "$E2E_LEDGER" "$1" "$2" <<-'EOF2'
+	import json, sys, os
+	p, job, use = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+	jobs = json.load(open(p)).get("jobs", []) if os.path.exists(p) else []
+	print(sum(s["bytes"] for j in jobs if j["job_id"] == job for s in j["segments"] if s["use"] == use))
+	EOF2
+}
+
+# Ids of the jobs `morpheus jobs` shows (reservations and decisions), one a line.
+morpheus_job_ids() {
+	morpheus_cli jobs --server "127.0.0.1:$E2E_STATUS_PORT" --json |
+		python3 -c 'import json, sys; [print(j["job_id"]) for j in json.load(sys.stdin)["jobs"]]'
+}
+
+# Kills slurmctld with SIGKILL (no state saved on the way out) and waits until it is gone.
+kill_ctld() {
+	kill -9 "$(cat "$E2E_RUN/slurmctld.pid")"
+	for _ in $(seq 50); do scontrol ping 2>/dev/null | grep -q DOWN && break; sleep 0.1; done
+	sleep 0.5
+}
+
+# Starts slurmctld again on the same state and waits until it answers.
+start_ctld() {
+	E2E_HARNESS_RUN=$E2E_RUN slurmctld -f "$SLURM_CONF"
+	for _ in $(seq 200); do scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
+	scontrol ping | grep -q UP || fail "slurmctld did not come back"
+}

@@ -297,6 +297,58 @@ static void failed_save_changes_nothing(void **) {
     morpheus_engine_close(&e);
 }
 
+// The seam's contract with select/morpheus: a spread step allows exactly the planned split, the
+// submission check honours --gpus and a required node list, job 0 and gone jobs leave no row.
+static void seam_spread_feasible_decisions(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_non_null(e);
+    const size_t n = morpheus_node_count(e);
+    // 3 x 400G within 300ns: each pod has one 1T blade in bound, so 2 + 1 over two pods.
+    morpheus_request_t spread = hot_request(21, "400G", "300ns");
+    spread.nodes = 3;
+    std::vector<uint8_t> free_nodes(n, 1), allowed(n);
+    morpheus_plan_t *plan = morpheus_plan_new(e, &spread, free_nodes.data(), &err);
+    assert_non_null(plan);
+    morpheus_plan_step_nodes(plan, 0, allowed.data());
+    std::vector<uint32_t> nodes;
+    for (uint32_t i = 0; i < n; ++i)
+        if (allowed[i]) nodes.push_back(i);
+    assert_int_equal(nodes.size(), 3);  // not both pods whole (8 nodes)
+    morpheus_plan_destroy(&plan);
+    assert_int_equal(morpheus_reserve(e, &spread, nodes.data(), nodes.size(), &err), 0);
+
+    // --gpus=16: 2 nodes of 8 GPUs, 1.8T within 250ns is more than blade1's 1T.
+    morpheus_request_t gpus = hot_request(0, "900G", "250ns");
+    gpus.nodes = 0;
+    gpus.gpus = 16;
+    assert_int_equal(morpheus_check_feasible(e, &gpus, &err), -1);
+    gpus.gpus = 8;
+    assert_int_equal(morpheus_check_feasible(e, &gpus, &err), 0);
+    // Confined to gpu401 (nearest blade 280ns): never within 250ns; gpu101 is.
+    morpheus_request_t pinned = hot_request(0, "64G", "250ns");
+    std::vector<uint8_t> only(n, 0);
+    only[morpheus_node_index(e, "gpu401")] = 1;
+    pinned.allowed_nodes = only.data();
+    assert_int_equal(morpheus_check_feasible(e, &pinned, &err), -1);
+    only.assign(n, 0);
+    only[morpheus_node_index(e, "gpu101")] = 1;
+    assert_int_equal(morpheus_check_feasible(e, &pinned, &err), 0);
+
+    // Rows: none for job 0 (refused submissions); a pending row until forgotten.
+    uint64_t ids[8];
+    assert_int_equal(morpheus_pending_decisions(e, ids, 8), 0);
+    morpheus_request_t waiting = hot_request(22, "900G", "250ns");
+    std::vector<uint8_t> none(n, 0);
+    assert_null(morpheus_plan_new(e, &waiting, none.data(), &err));
+    assert_int_equal(morpheus_pending_decisions(e, ids, 8), 1);
+    assert_int_equal(ids[0], 22);
+    morpheus_forget_decision(e, 22);
+    assert_int_equal(morpheus_pending_decisions(e, ids, 8), 0);
+    morpheus_engine_close(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(open_reports_bad_files),     cmocka_unit_test(plan_reserve_release_persist),
@@ -305,6 +357,7 @@ int main(void) {
         cmocka_unit_test(reload_refuses_to_orphan_a_reservation),
         cmocka_unit_test(inventory_may_not_remove_reserved_memory),
         cmocka_unit_test(failed_save_changes_nothing),
+        cmocka_unit_test(seam_spread_feasible_decisions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

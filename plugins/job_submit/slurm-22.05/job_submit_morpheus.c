@@ -6,7 +6,7 @@
  * Why a job_submit plugin: select plugins cannot return a message to the submitting user
  * (select_nodes() only maps their failure to "Requested node configuration is not
  * available"); job_submit's err_msg reaches the client. The check itself lives in
- * select/morpheus (select_morpheus_submit_check), so slurmctld keeps a single engine; this
+ * select/morpheus (select_morpheus_check_submission), so slurmctld keeps a single engine; this
  * plugin finds it with dlopen(RTLD_NOLOAD) and is a no-op when select/morpheus is not loaded.
  */
 #include <dlfcn.h>
@@ -24,8 +24,9 @@ const char plugin_name[] = "Morpheus submission check";
 const char plugin_type[] = "job_submit/morpheus";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-typedef int (*submit_check_fn)(char **spank_env, uint32_t spank_env_size, uint32_t min_nodes,
-			       uint32_t uid, char **err_msg);
+/* The whole request goes over: the check needs the nodes, GPUs (--gpus) and required node
+ * list (--nodelist) as well as the Morpheus options. Both plugins are built for one release. */
+typedef int (*submit_check_fn)(const job_desc_msg_t *job_desc, uint32_t uid, char **err_msg);
 
 #pragma GCC visibility pop
 
@@ -39,7 +40,7 @@ static submit_check_fn _find_check(void)
 	/* select/morpheus is loaded by slurmctld's select_g_init() before any job arrives. */
 	if (!(handle = dlopen("select_morpheus.so", RTLD_LAZY | RTLD_NOLOAD)))
 		return NULL;
-	check = (submit_check_fn) dlsym(handle, "select_morpheus_submit_check");
+	check = (submit_check_fn) dlsym(handle, "select_morpheus_check_submission");
 	dlclose(handle); /* NOLOAD took a reference; the loader keeps its own */
 	return check;
 }
@@ -62,8 +63,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 
 	if (!check)
 		return SLURM_SUCCESS;
-	return check(job_desc->spank_job_env, job_desc->spank_job_env_size, job_desc->min_nodes,
-		     submit_uid, err_msg);
+	return check(job_desc, submit_uid, err_msg);
 }
 
 /* Morpheus options cannot be changed after submission (spank_job_env is not updatable). */

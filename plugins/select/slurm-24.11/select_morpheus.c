@@ -240,10 +240,10 @@ extern int fini(void)
  * that is malformed or can never be placed. Exported (see select_morpheus.map) and found with
  * dlopen(RTLD_NOLOAD) so that slurmctld keeps one engine.
  */
-extern int select_morpheus_submit_check(char **spank_env, uint32_t spank_env_size,
-					uint32_t min_nodes, uint32_t uid, char **err_msg)
+extern int select_morpheus_check_submission(const job_desc_msg_t *job_desc, uint32_t uid,
+					    char **err_msg)
 {
-	return placement_submit_check(spank_env, spank_env_size, min_nodes, uid, err_msg);
+	return placement_submit_check(job_desc, uid, err_msg);
 }
 
 extern int select_p_state_save(char *dir_name)
@@ -333,9 +333,14 @@ extern int select_p_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_
 	return (*(cons.job_expand))(from_job_ptr, to_job_ptr);
 }
 
+/* excise_node_from_job() (scontrol update NumNodes=, a node removed from a running job) calls
+ * this once per node given up, after clearing it from the job's node_bitmap. */
 extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
 {
-	return (*(cons.job_resized))(job_ptr, node_ptr);
+	int rc = (*(cons.job_resized))(job_ptr, node_ptr);
+
+	placement_job_resized(job_ptr);
+	return rc;
 }
 
 /* deallocate_nodes() and _end_null_job() call this for every end: complete, cancel, requeue,
