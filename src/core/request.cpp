@@ -7,8 +7,17 @@
 namespace morpheus {
 
 namespace {
+// As sbatch's --mem: a number without a unit is megabytes (--mem-hot=262144 is 256G), so the
+// flags beside it read alike. Files (inventory) keep plain numbers as bytes.
 uint64_t parse_flag_size(const char *text, const char *flag) {
     try {
+        std::string_view t(text);
+        if (!t.empty() && t.find_first_not_of("0123456789") == std::string_view::npos) {
+            uint64_t mb = parse_size(t, flag), bytes;
+            if (__builtin_mul_overflow(mb, uint64_t{1} << 20, &bytes))
+                throw InputError("", flag, std::string(text) + " megabytes is more than 2^64 bytes");
+            return bytes;
+        }
         return parse_size(text, flag);
     } catch (const InputError &e) {
         throw InputError("", flag, e.problem(), "give a size such as " + std::string(flag) + "=64G");

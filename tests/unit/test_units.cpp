@@ -1,5 +1,6 @@
 // Sizes and latencies: accepted forms and every kind of typo.
 #include "test_support.hpp"
+#include "request.hpp"
 #include "units.hpp"
 
 using namespace morpheus;
@@ -66,6 +67,19 @@ static void latencies_are_capped_at_one_second(void **) {
     expect_input_error([] { parse_latency("9223372036854775807"); }, {"1s maximum"});
 }
 
+// Job flags read like sbatch's --mem: a plain number is megabytes (files keep bytes).
+static void flag_sizes_without_unit_are_megabytes(void **) {
+    Request r;
+    parse_memory_flags(r, "262144", nullptr, "1024");
+    assert_true(r.hot_per_node == 256ULL << 30);
+    assert_true(r.cold_per_node == 1ULL << 30);
+    parse_memory_flags(r, "64G", nullptr, "512M");
+    assert_true(r.hot_per_node == 64ULL << 30);
+    assert_true(r.cold_per_node == 512ULL << 20);
+    expect_input_error([] { Request q; parse_memory_flags(q, "18446744073709551615", nullptr, nullptr); },
+                       {"--mem-hot", "more than 2^64"});
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes_use_powers_of_1024), cmocka_unit_test(size_typos_are_errors),
@@ -73,6 +87,7 @@ int main(void) {
         cmocka_unit_test(formats_round_trip),
         cmocka_unit_test(sizes_are_exact_and_never_wrap),
         cmocka_unit_test(latencies_are_capped_at_one_second),
+        cmocka_unit_test(flag_sizes_without_unit_are_megabytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
