@@ -41,8 +41,11 @@ Engine::Engine(const std::string &conf_path, const std::string &default_state_fi
 }
 
 void Engine::reload() {
-    Loaded l = load_all(conf_path_);  // throws before anything changes
+    std::lock_guard<std::mutex> serial(reload_mutex_);
+    Loaded l = load_all(conf_path_);  // unlocked: throws before anything changes
     std::string state = l.config.state_file.empty() ? default_state_file_ : l.config.state_file;
+    std::string stamp = file_stamp(l.config.inventory_file);
+    std::lock_guard<std::mutex> g(mutex_);
     std::vector<std::string> warnings = l.warnings;
     Ledger rebound = ledger_.rebind(model_->fabric(), l.model->fabric(), &warnings);
     config_ = std::move(l.config);
@@ -51,21 +54,26 @@ void Engine::reload() {
     warnings_ = std::move(warnings);
     bool moved = state != state_file_;
     state_file_ = state;
-    inventory_stamp_ = file_stamp(config_.inventory_file);
+    inventory_stamp_ = stamp;
     ++generation_;
     mark_affected();
     if (moved) save();
 }
 
 bool Engine::refresh_inventory(int64_t now) {
+    std::lock_guard<std::mutex> serial(reload_mutex_);
     if (now - inventory_checked_ < static_cast<int64_t>(config_.inventory_check_interval_s)) return false;
     inventory_checked_ = now;
     std::string stamp = file_stamp(config_.inventory_file);
     if (stamp == inventory_stamp_) return false;
+    // Unlocked, like reload(): model_ cannot change while reload_mutex_ is held.
     Inventory inv = read_inventory(config_.inventory_file, model_->fabric());  // throws: keep old
+    std::vector<std::string> warnings = inv.warnings;
+    auto model = std::make_shared<const ClusterModel>(model_->with_inventory(std::move(inv)));
+    std::lock_guard<std::mutex> g(mutex_);
     inventory_stamp_ = stamp;
-    warnings_ = inv.warnings;
-    model_ = std::make_shared<const ClusterModel>(model_->with_inventory(std::move(inv)));
+    warnings_ = std::move(warnings);
+    model_ = std::move(model);
     mark_affected();
     return true;
 }
