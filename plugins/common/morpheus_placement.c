@@ -142,6 +142,10 @@ static void _status_service_locked(void)
  * a reconfigure (job_init). So a non-NULL `engine` read under glue_lock stays valid while the
  * watcher or placement_jobs_recovered() use it unlocked; the core serialises reload and
  * inventory refresh between the two, and locks its own state.
+ * job_test may hold glue_lock while a reload runs unlocked, yet never sees the fabric change
+ * between its node map and its plan: reloads run only in job_init (reconfigure), under
+ * slurmctld's job and node write locks, which job_test needs too; an inventory refresh keeps
+ * the fabric (and the generation).
  */
 
 /* The inventory (blade states, loads) changes without a reconfigure; the core looks at the
