@@ -338,8 +338,10 @@ inline void status(const uint8_t *data, size_t size) {
         json_t *doc = json_loads(answer.c_str(), 0, &err);
         MORPHEUS_FUZZ_CHECK(json_is_object(doc), "the answer is not a JSON object");
         json_decref(doc);
-        if (!privileged)
-            MORPHEUS_FUZZ_CHECK(answer.find("-of-2000") == std::string::npos, "user 1000 sees user 2000's job detail");
+        // An error may echo the query: only a marker the query did not carry is a leak.
+        for (const char *secret : {"secret-reason-of-2000", "secret-explanation-of-2000"})
+            if (!privileged && query.find(secret) == std::string::npos)
+                MORPHEUS_FUZZ_CHECK(answer.find(secret) == std::string::npos, "user 1000 sees user 2000's job detail");
     }
 }
 
