@@ -4,7 +4,10 @@
  * The core is Slurm-free C++; this header is all a shim sees. Conventions (after flux-sched's
  * planner.h): an opaque handle, x_open()/x_close(T **), functions return 0 on success and -1
  * with a filled morpheus_error_t on failure, strings returned to the caller are malloc'd and
- * freed with free(). Every function is safe to call from several threads (the engine locks).
+ * freed with free(). Every function is safe to call from several threads: each takes the
+ * engine's lock for what it reads or changes, and returns values or copies, never a pointer
+ * into state that a reload replaces (the const char * returned below are static strings, or
+ * owned by a plan the caller destroys).
  */
 #ifndef MORPHEUS_H
 #define MORPHEUS_H
@@ -50,19 +53,24 @@ void morpheus_engine_close(morpheus_engine_t **engine);
 int morpheus_engine_sync(morpheus_engine_t *engine, morpheus_error_t *err);
 
 /* Re-reads morpheus.conf, fabric and inventory; validates everything before swapping it in.
- * On error the last good state stays and -1 is returned. */
+ * On error the last good state stays and -1 is returned. The files are read and parsed
+ * without the engine's lock, which is taken only for the swap: other calls (plan, reserve,
+ * status) go on meanwhile. Reloads and inventory refreshes run one at a time. */
 int morpheus_engine_reload(morpheus_engine_t *engine, morpheus_error_t *err);
 
 /* Looks at the inventory file's mtime (at most every InventoryCheckInterval seconds, `now` in
  * unix seconds) and re-reads it when changed: 1 changed, 0 unchanged, -1 bad file (kept). */
 int morpheus_engine_refresh_inventory(morpheus_engine_t *engine, int64_t now, morpheus_error_t *err);
 
-/* Config values the shims need. */
-const char *morpheus_engine_state_file(const morpheus_engine_t *engine);
+/* Config values the shims need, as of the call (a reload may change them later).
+ * state_file: malloc'd copy (free() it), NULL if out of memory.
+ * failure_policy: a static string, valid for ever. */
+char *morpheus_engine_state_file(const morpheus_engine_t *engine);
 const char *morpheus_engine_failure_policy(const morpheus_engine_t *engine); /* requeue|signal|none */
 int morpheus_engine_status_port(const morpheus_engine_t *engine);
-/* StatusAddress of morpheus.conf, "" when unset (the service then listens on the default). */
-const char *morpheus_engine_status_address(const morpheus_engine_t *engine);
+/* StatusAddress of morpheus.conf, "" when unset (the service then listens on the default):
+ * a malloc'd copy (free() it), NULL if out of memory. */
+char *morpheus_engine_status_address(const morpheus_engine_t *engine);
 
 /* Fabric nodes are numbered 0..node_count-1; a shim maps its node table once per load. */
 size_t morpheus_node_count(const morpheus_engine_t *engine);

@@ -128,12 +128,16 @@ static unsigned _status_flags(void)
 static void _status_service_locked(void)
 {
 	int port = morpheus_engine_status_port(engine);
-	const char *conf_address = morpheus_engine_status_address(engine);
+	char *address_copy = morpheus_engine_status_address(engine);
+	char conf_address[256];
 	unsigned flags = _status_flags();
 	uint32_t privileged = slurm_conf.slurm_user_id;
 	morpheus_error_t err;
 	int rc = -1, tries;
 
+	/* A copy the size of an address: a reload (outside glue_lock) may replace the config. */
+	snprintf(conf_address, sizeof(conf_address), "%s", address_copy ? address_copy : "");
+	free(address_copy);
 	if (retired_status)
 		return; /* the old one still holds the port until it is joined */
 	if ((port == status_port) && (!status_port || ((flags == status_flags) &&
@@ -188,23 +192,41 @@ static void _retire_status_service(void)
 	morpheus_status_service_destroy(&s);
 }
 
+/*
+ * The engine pointer outlives every call made without glue_lock: `engine` is only set in
+ * _open_locked() (from NULL: at init, or on a reconfigure after a failed open) and only freed
+ * in placement_close(), which joins the watcher first, and which slurmctld never runs beside
+ * a reconfigure (job_init). So a non-NULL `engine` read under glue_lock stays valid while the
+ * watcher or placement_jobs_recovered() use it unlocked; the core serialises reload and
+ * inventory refresh between the two, and locks its own state.
+ * job_test may hold glue_lock while a reload runs unlocked, yet never sees the fabric change
+ * between its node map and its plan: reloads run only in job_init (reconfigure), under
+ * slurmctld's job and node write locks, which job_test needs too; an inventory refresh keeps
+ * the fabric (and the generation).
+ */
+
 /* The inventory (blade states, loads) changes without a reconfigure; the core looks at the
- * file's mtime at most every InventoryCheckInterval seconds. */
-static void _refresh_inventory_locked(void)
+ * file's mtime at most every InventoryCheckInterval seconds. Called WITHOUT glue_lock: the
+ * file is read and parsed meanwhile, and job_test must not wait for that. */
+static void _refresh_inventory(morpheus_engine_t *e)
 {
 	morpheus_error_t err;
-	int rc = morpheus_engine_refresh_inventory(engine, (int64_t) time(NULL), &err);
+	int rc = morpheus_engine_refresh_inventory(e, (int64_t) time(NULL), &err);
 
 	if (rc < 0) {
 		char *why = _err_text(&err);
+		slurm_mutex_lock(&glue_lock);
 		if (xstrcmp(why, inventory_error))
 			error("select/morpheus: inventory not re-read, keeping the last good one: %s",
 			      why);
 		xfree(inventory_error);
 		inventory_error = why;
+		slurm_mutex_unlock(&glue_lock);
 	} else if (rc == 1) {
 		info("select/morpheus: inventory changed, re-read");
+		slurm_mutex_lock(&glue_lock);
 		xfree(inventory_error);
+		slurm_mutex_unlock(&glue_lock);
 		/* Slurm sees no change of its own: without a nudge, jobs waiting for memory that
 		 * just came back would wait for the next periodic pass (sched_interval). */
 		if (queue_job_scheduler)
@@ -265,10 +287,15 @@ static void *_watch_inventory(void *arg)
 	while (!watcher_stop) {
 		count = 0;
 		if (engine) {
+			morpheus_engine_t *e = engine; /* alive until we are joined: see above */
 			morpheus_error_t err;
-			if (morpheus_engine_sync(engine, &err) < 0)
+			if (morpheus_engine_sync(e, &err) < 0)
 				error("select/morpheus: ledger fsync: %s", err.message);
-			_refresh_inventory_locked();
+			slurm_mutex_unlock(&glue_lock);
+			_refresh_inventory(e);
+			slurm_mutex_lock(&glue_lock);
+			if (watcher_stop)
+				break;
 			_status_service_locked();
 			if (retired_status) {
 				slurm_mutex_unlock(&glue_lock);
@@ -303,8 +330,10 @@ static void _open_locked(void)
 	xfree(open_error);
 	engine = morpheus_engine_open(conf, state, &err);
 	if (engine) {
+		char *ledger = morpheus_engine_state_file(engine);
 		info("select/morpheus: engine open: %s, %zu fabric nodes, ledger %s", conf,
-		     morpheus_node_count(engine), morpheus_engine_state_file(engine));
+		     morpheus_node_count(engine), ledger ? ledger : "?");
+		free(ledger);
 		_status_service_locked();
 	} else {
 		open_error = _err_text(&err);
@@ -933,15 +962,25 @@ extern void placement_jobs_recovered(struct xlist *jobs)
 		jobs_recovered_once = true; /* startup: the engine was opened in init() */
 	} else if (!engine) {
 		_open_locked(); /* reconfigure after a failed open: retry */
-	} else if (morpheus_engine_reload(engine, &err) < 0) {
-		char *why = _err_text(&err);
-		error("select/morpheus: reload failed, keeping the last good configuration: %s",
-		      why);
-		xfree(why);
 	} else {
-		info("select/morpheus: reloaded morpheus.conf, fabric and inventory");
-		nodes_changed = true;
-		_status_service_locked();
+		/* Parsed without glue_lock (see above: `engine` stays alive); the core swaps under
+		 * its own lock, so the watcher and the status service go on meanwhile. */
+		morpheus_engine_t *e = engine;
+		int rc;
+
+		slurm_mutex_unlock(&glue_lock);
+		rc = morpheus_engine_reload(e, &err);
+		slurm_mutex_lock(&glue_lock);
+		if (rc < 0) {
+			char *why = _err_text(&err);
+			error("select/morpheus: reload failed, keeping the last good configuration: %s",
+			      why);
+			xfree(why);
+		} else {
+			info("select/morpheus: reloaded morpheus.conf, fabric and inventory");
+			nodes_changed = true;
+			_status_service_locked();
+		}
 	}
 	if (!engine || !jobs)
 		goto fini;

@@ -107,41 +107,84 @@ MORPHEUS_API void morpheus_engine_close(morpheus_engine_t **engine) {
     *engine = nullptr;
 }
 
+// Not under lock(): Engine::reload() and refresh_inventory() parse unlocked and take it only to
+// swap, so planning and reserving go on while a big fabric is read.
 MORPHEUS_API int morpheus_engine_reload(morpheus_engine_t *e, morpheus_error_t *err) {
     return guarded(err, [&] {
-        std::lock_guard<std::mutex> g(e->engine.lock());
         e->engine.reload();
         return 0;
     });
 }
 
 MORPHEUS_API int morpheus_engine_refresh_inventory(morpheus_engine_t *e, int64_t now, morpheus_error_t *err) {
-    return guarded(err, [&] {
-        std::lock_guard<std::mutex> g(e->engine.lock());
-        return e->engine.refresh_inventory(now) ? 1 : 0;
-    });
+    return guarded(err, [&] { return e->engine.refresh_inventory(now) ? 1 : 0; });
 }
 
-MORPHEUS_API const char *morpheus_engine_state_file(const morpheus_engine_t *e) { return e->engine.state_file().c_str(); }
+// The accessors lock like every other call: a reload swaps the config and the model they read.
+// None may throw out (std::mutex::lock can, in theory): each answers "nothing" instead.
+MORPHEUS_API char *morpheus_engine_state_file(const morpheus_engine_t *e) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return dup_or_null(e->engine.state_file());  // a copy: a reload may replace the string
+    } catch (...) {
+        return nullptr;
+    }
+}
 
 MORPHEUS_API const char *morpheus_engine_failure_policy(const morpheus_engine_t *e) {
-    return policy_name(e->engine.config().failure_policy);
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return policy_name(e->engine.config().failure_policy);  // a string literal: static
+    } catch (...) {
+        return "none";
+    }
 }
 
-MORPHEUS_API int morpheus_engine_status_port(const morpheus_engine_t *e) { return e->engine.config().status_port; }
-
-MORPHEUS_API const char *morpheus_engine_status_address(const morpheus_engine_t *e) {
-    return e->engine.config().status_address.c_str();
+MORPHEUS_API int morpheus_engine_status_port(const morpheus_engine_t *e) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return e->engine.config().status_port;
+    } catch (...) {
+        return 0;
+    }
 }
 
-MORPHEUS_API size_t morpheus_node_count(const morpheus_engine_t *e) { return e->engine.model().fabric().node_names.size(); }
+MORPHEUS_API char *morpheus_engine_status_address(const morpheus_engine_t *e) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return dup_or_null(e->engine.config().status_address);  // a copy: a reload may replace it
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+MORPHEUS_API size_t morpheus_node_count(const morpheus_engine_t *e) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return e->engine.model().fabric().node_names.size();
+    } catch (...) {
+        return 0;
+    }
+}
 
 MORPHEUS_API int morpheus_node_index(const morpheus_engine_t *e, const char *node_name) {
     if (!node_name) return -1;
-    return e->engine.model().fabric().node_index(node_name);
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return e->engine.model().fabric().node_index(node_name);
+    } catch (...) {
+        return -1;
+    }
 }
 
-MORPHEUS_API uint64_t morpheus_engine_generation(const morpheus_engine_t *e) { return e->engine.generation(); }
+MORPHEUS_API uint64_t morpheus_engine_generation(const morpheus_engine_t *e) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return e->engine.generation();
+    } catch (...) {
+        return 0;
+    }
+}
 
 MORPHEUS_API int morpheus_request_set_flags(morpheus_request_t *req, const char *hot, const char *hot_latency,
                                             const char *cold, morpheus_error_t *err) {

@@ -94,8 +94,11 @@ Engine::Engine(const std::string &conf_path, const std::string &default_state_fi
 // Every change below is built on a copy and saved before it replaces the ledger in memory:
 // a failed save (disk full) leaves both the file and the memory as they were.
 void Engine::reload() {
-    Loaded l = load_all(conf_path_);  // throws before anything changes
+    std::lock_guard<std::mutex> serial(reload_mutex_);
+    Loaded l = load_all(conf_path_);  // unlocked: throws before anything changes
     std::string state = l.config.state_file.empty() ? default_state_file_ : l.config.state_file;
+    std::string stamp = file_stamp(l.config.inventory_file);
+    std::lock_guard<std::mutex> g(mutex_);
     Ledger next = ledger_.rebind(model_->fabric(), l.model->fabric());  // refuses to orphan a reservation
     refuse_stranding(next, l.model->inventory(), l.model->fabric());
     std::vector<uint64_t> newly;
@@ -109,27 +112,31 @@ void Engine::reload() {
     ledger_ = std::move(next);
     warnings_ = std::move(l.warnings);
     state_file_ = state;
-    inventory_stamp_ = file_stamp(config_.inventory_file);
+    inventory_stamp_ = stamp;
     ++generation_;
     newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
 }
 
 bool Engine::refresh_inventory(int64_t now) {
+    std::lock_guard<std::mutex> serial(reload_mutex_);
     if (now - inventory_checked_ < static_cast<int64_t>(config_.inventory_check_interval_s)) return false;
     inventory_checked_ = now;
     std::string stamp = file_stamp(config_.inventory_file);
     if (stamp == inventory_stamp_) return false;
+    // Unlocked, like reload(): model_ cannot change while reload_mutex_ is held.
     Inventory inv = read_inventory(config_.inventory_file, model_->fabric());  // throws: keep old
-    refuse_stranding(ledger_, inv, model_->fabric());
+    auto model = std::make_shared<const ClusterModel>(model_->with_inventory(std::move(inv)));
+    std::lock_guard<std::mutex> g(mutex_);
+    refuse_stranding(ledger_, model->inventory(), model->fabric());
     Ledger next = ledger_;
     std::vector<uint64_t> newly;
-    if (flag_affected(next, inv, &newly)) {
+    if (flag_affected(next, model->inventory(), &newly)) {
         LedgerLock lock(state_file_, LedgerLock::Writer::Engine);
-        next.save(state_file_, model_->fabric());
+        next.save(state_file_, model->fabric());
     }
     inventory_stamp_ = stamp;
-    warnings_ = inv.warnings;
-    model_ = std::make_shared<const ClusterModel>(model_->with_inventory(std::move(inv)));
+    warnings_ = model->inventory().warnings;
+    model_ = std::move(model);
     ledger_ = std::move(next);
     newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
     return true;

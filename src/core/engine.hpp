@@ -21,10 +21,16 @@ public:
     Engine(const std::string &conf_path, const std::string &default_state_file);
 
     // Validates the new files fully, then swaps them in; on error throws and keeps the old.
+    // Takes lock() itself, only for the swap: reading and parsing the files (and building the
+    // model's latency table) runs outside it, so a huge or slow file never stalls the
+    // callers that plan and reserve. Call it WITHOUT holding lock().
     void reload();
     // Re-reads the inventory when its mtime changed (rate-limited); true if it changed.
+    // Like reload(): parses outside lock() and takes it for the swap; call it without lock().
     bool refresh_inventory(int64_t now);
 
+    // The accessors below read what reload() swaps: hold lock() while calling them and while
+    // using what they return (model_ptr() excepted: the model it shares is immutable).
     const Config &config() const { return config_; }
     const ClusterModel &model() const { return *model_; }
     std::shared_ptr<const ClusterModel> model_ptr() const { return model_; }
@@ -48,7 +54,8 @@ public:
     DecisionLog &decisions() { return decisions_; }
     const DecisionLog &decisions() const { return decisions_; }
 
-    std::mutex &lock() { return mutex_; }
+    // Guards everything the engine holds (const: the C ABI's read-only calls lock too).
+    std::mutex &lock() const { return mutex_; }
 
 private:
     struct Loaded {
@@ -71,7 +78,12 @@ private:
     std::vector<uint64_t> newly_affected_;
     bool unsynced_ = false;
     DecisionLog decisions_;
-    std::mutex mutex_;
+    // mutex_ guards every member. reload_mutex_ serialises reload() and refresh_inventory(),
+    // the only writers of config_, model_, state_file_ and the inventory stamps: holding it
+    // alone they may read those (no one else writes them) while they parse; they write them
+    // holding both, so a reader holding either one sees a consistent value.
+    mutable std::mutex mutex_;
+    std::mutex reload_mutex_;
 };
 
 // What identifies a version of a file: mtime, size and inode (an editor's rename gives a new

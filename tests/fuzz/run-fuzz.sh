@@ -1,6 +1,7 @@
 #!/bin/bash
 # Builds the libFuzzer harnesses with clang (ASan + UBSan) and runs each for SECONDS
-# (default 20), seeded with the example files and the bad-input fixtures. Crashers land in
+# (default 20), seeded with the example files, the bad-input fixtures and tests/fuzz/seeds/.
+# Every harness by default: fabric inventory units config ledger placement status. Crashers land in
 # tests/fuzz/crashers/<target>/; copy them into tests/fuzz/regressions/<target>/ so that
 # make check replays them (tests/unit/test_fuzz_regressions).
 #
@@ -10,15 +11,16 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fabric inventory units config)
+[ ${#targets[@]} -gt 0 ] || targets=(fabric inventory units config ledger placement status)
 out=${FUZZ_OUT:-$top/build/fuzz}
 mkdir -p "$out"
 CXX=${FUZZ_CXX:-clang++}
 command -v "$CXX" >/dev/null || { echo "run-fuzz: $CXX not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 
-core=(units hostlist json_document fabric latency_table inventory request config)
+core=(units hostlist json_document fabric latency_table inventory request config ledger cluster_model placement
+	status_queries decision_log explain metrics)
 flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-I"$top/src/core" -I"$top/include" $(pkg-config --cflags jansson))
+	-I"$top/src/core" -I"$top/include" -DTOP_SRCDIR="\"$top\"" $(pkg-config --cflags jansson))
 libs=($(pkg-config --libs jansson))
 
 total_runs=0
@@ -36,12 +38,15 @@ for t in "${targets[@]}"; do
 	fabric) cp "$top"/etc/fabric.json "$top"/tests/data/bad/fabric-*.json "$corpus"/ ;;
 	inventory) cp "$top"/etc/inventory.json "$top"/tests/data/bad/inventory-*.json "$corpus"/ ;;
 	config) cp "$top"/etc/morpheus.conf "$top"/tests/data/bad/*.conf "$corpus"/ ;;
+	ledger | placement | status) ;;
 	units) printf '64G\n350ns\n2T\ngpu[0000-0511]\n' >"$corpus/seed1"; printf '1.5T\n1.2us\n\nn[1-3,7],x\n' >"$corpus/seed2" ;;
 	esac
+	cp "$top"/tests/fuzz/seeds/$t/* "$corpus"/ 2>/dev/null || true
 	cp "$top"/tests/fuzz/regressions/$t/* "$corpus"/ 2>/dev/null || true
 	log=$out/fuzz_$t.log
 	set +e
 	(cd "$top/tests/fuzz/crashers/$t" && "$bin" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+		-malloc_limit_mb=512 \
 		-print_final_stats=1 "$corpus") >"$log" 2>&1
 	rc=$?
 	set -e

@@ -103,6 +103,24 @@ ledger_jobs() {
 }
 ledger_has() { ledger_jobs | grep -qx "$1"; }
 
+# edit_ledger PYTHON [ARGS...]: runs PYTHON on the ledger as `d` (ARGS in `args`) with
+# slurmctld stopped, and writes it back sealed as the engine checks it: version 2, checksum
+# FNV-1a 64 over the canonical (compact, sorted) JSON of "jobs". A hand edit without the seal is
+# refused as damage, as it should be.
+edit_ledger() {
+	python3 - "$E2E_LEDGER" "$@" <<-'EOF'
+	import json, sys
+	path, code, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+	d = json.load(open(path))
+	exec(code)
+	jobs = json.dumps(d["jobs"], separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+	h = 0xcbf29ce484222325
+	for b in jobs.encode():
+	    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+	open(path, "w").write('{"checksum":"fnv1a64:%016x","jobs":%s,"version":2}\n' % (h, jobs))
+	EOF
+}
+
 # Fails if any blade tier holds more than its inventory capacity (sizes K/M/G/T = 1024^n).
 assert_no_overcommit() {
 	python3 - "$E2E_LEDGER" "$(dirname "$E2E_MORPHEUS_CONF")/inventory.json" <<-'EOF' ||

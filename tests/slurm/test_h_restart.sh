@@ -11,13 +11,7 @@ wait_state "$job" RUNNING 20
 kill "$(cat "$E2E_RUN/slurmctld.pid")"
 for _ in $(seq 50); do scontrol ping 2>/dev/null | grep -q DOWN && break; sleep 0.1; done
 sleep 0.5
-python3 - "$E2E_LEDGER" <<-'PY'
-	import json, sys, copy
-	d = json.load(open(sys.argv[1]))
-	ghost = copy.deepcopy(d["jobs"][0]); ghost["job_id"] = 999999
-	d["jobs"].append(ghost)
-	json.dump(d, open(sys.argv[1], "w"))
-PY
+edit_ledger 'import copy; ghost = copy.deepcopy(d["jobs"][0]); ghost["job_id"] = 999999; d["jobs"].append(ghost)'
 E2E_HARNESS_RUN=$E2E_RUN slurmctld -f "$SLURM_CONF"
 for _ in $(seq 100); do scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
 sleep 1

@@ -12,12 +12,7 @@ ledger_has "$holder" || fail "no reservation for $holder"
 sleep 6 # slurmctld saves job state every few seconds: the restart must know the job runs
 
 kill_ctld
-python3 - "$E2E_LEDGER" "$holder" <<-'PY'
-	import json, sys
-	d = json.load(open(sys.argv[1]))
-	d["jobs"] = [j for j in d["jobs"] if j["job_id"] != int(sys.argv[2])]
-	json.dump(d, open(sys.argv[1], "w"))
-PY
+edit_ledger 'd["jobs"] = [j for j in d["jobs"] if j["job_id"] != int(args[0])]' "$holder"
 ledger_has "$holder" && fail "test setup: the ledger entry of $holder is still there"
 start_ctld
 # No scontrol reconfigure here: on 22.05 it would run the repair with bitmaps built and hide

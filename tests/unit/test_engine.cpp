@@ -79,7 +79,9 @@ static void plan_reserve_release_persist(void **) {
     morpheus_error_t err;
     morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
     assert_non_null(e);
-    assert_string_equal(morpheus_engine_state_file(e), d.at("ledger.json").c_str());
+    char *state = morpheus_engine_state_file(e);
+    assert_string_equal(state, d.at("ledger.json").c_str());
+    free(state);
     assert_int_equal(morpheus_node_index(e, "gpu101"), 0);
     morpheus_request_t r = hot_request(11, "600G", "250ns");
     assert_int_equal(place(e, r, &err), 0);

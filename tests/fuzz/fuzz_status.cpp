@@ -1,0 +1,7 @@
+// libFuzzer harness: morpheus::fuzz::status (see fuzz_targets.hpp).
+#include "fuzz_targets.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    morpheus::fuzz::status(data, size);
+    return 0;
+}
