@@ -69,6 +69,7 @@ public:
     Ledger rebind(const Fabric &old_fabric, const Fabric &new_fabric, std::vector<std::string> *warnings) const;
 
 private:
+    friend class Planner;  // builds views of the ledger as it will be at a future time
     void add(const Reservation &r, int sign);
     std::map<uint64_t, Reservation> jobs_;
     std::vector<std::array<uint64_t, kTierCount>> reserved_;

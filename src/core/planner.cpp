@@ -1,0 +1,191 @@
+// Planner bookkeeping and its two queries. The earliest start only needs to be tried at the
+// first possible time and at times a hold ends: between two such times, memory held over a
+// window can only grow, so a request that does not fit at one cannot fit until the next.
+#include "planner.hpp"
+
+#include <algorithm>
+
+namespace morpheus {
+
+namespace {
+
+constexpr uint64_t kViewFull = std::numeric_limits<uint64_t>::max();  // free() is 0 at any capacity
+
+int64_t window_end(int64_t start, int64_t duration) {
+    if (duration <= 0 || duration >= kForever - start) return kForever;
+    return start + duration;
+}
+
+}  // namespace
+
+Planner::Planner(size_t blade_count) : timelines_(blade_count), view_(blade_count) {
+    for (auto &tiers : view_.reserved_) tiers.fill(kViewFull);
+}
+
+void Planner::hold(Hold h) {
+    release(h.job_id);
+    if (h.end <= h.start) return;
+    for (const Segment &s : h.segments)
+        if (s.blade < timelines_.size()) timeline(s.blade, s.tier).add(h.start, h.end, s.bytes);
+    ++ends_[h.end];
+    planned_count_ += h.planned;
+    holds_.emplace(h.job_id, std::move(h));
+}
+
+void Planner::hold_running(uint64_t job_id, const std::vector<Segment> &segments, int64_t start, int64_t end) {
+    hold(Hold{job_id, segments, start, end, false, 0});
+}
+
+void Planner::hold_planned(uint64_t job_id, uint32_t order, const std::vector<Segment> &segments, int64_t start,
+                           int64_t end) {
+    hold(Hold{job_id, segments, start, end, true, order});
+}
+
+bool Planner::release(uint64_t job_id) {
+    auto it = holds_.find(job_id);
+    if (it == holds_.end()) return false;
+    const Hold &h = it->second;
+    for (const Segment &s : h.segments)
+        if (s.blade < timelines_.size()) timeline(s.blade, s.tier).remove(h.start, h.end, s.bytes);
+    auto e = ends_.find(h.end);
+    if (e != ends_.end() && --e->second == 0) ends_.erase(e);
+    planned_count_ -= h.planned;
+    holds_.erase(it);
+    return true;
+}
+
+void Planner::clear_planned() {
+    std::vector<uint64_t> plans;
+    for (const auto &[id, h] : holds_)
+        if (h.planned) plans.push_back(id);
+    for (uint64_t id : plans) release(id);
+}
+
+const Hold *Planner::find(uint64_t job_id) const {
+    auto it = holds_.find(job_id);
+    return it == holds_.end() ? nullptr : &it->second;
+}
+
+uint64_t Planner::reserved_at(uint32_t blade, Tier tier, int64_t t) const { return timeline(blade, tier).at(t); }
+
+std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request &req, const std::vector<PodShare> &pods,
+                                            int64_t now, int64_t duration, int64_t nodes_free_at,
+                                            std::string *why) const {
+    if (pods.empty()) {
+        if (why) *why = "no nodes";
+        return std::nullopt;
+    }
+    const Inventory &inv = m.inventory();
+    const LatencyTable &lat = m.latency();
+    const uint64_t bound = effective_bound(m, req);
+    const int64_t first = std::max(now, nodes_free_at);
+    uint64_t hot_total = 0, cold_total = 0;
+    for (const PodShare &s : pods) {
+        hot_total += s.nodes * req.hot_per_node;
+        cold_total += s.nodes * req.cold_per_node;
+    }
+
+    // Blades the hot memory may come from: inside the bound of a pod the job gets.
+    std::vector<uint32_t> hot_blades;
+    if (hot_total) {
+        for (const PodShare &s : pods)
+            for (uint32_t b : lat.blades_by_latency(s.pod)) {
+                if (lat.latency(s.pod, b) > bound) break;
+                hot_blades.push_back(b);
+            }
+        std::sort(hot_blades.begin(), hot_blades.end());
+        hot_blades.erase(std::unique(hot_blades.begin(), hot_blades.end()), hot_blades.end());
+    }
+
+    // Times to try: the first possible one, then every time memory comes back that the
+    // request could use (on its hot blades; anywhere when it wants cold memory).
+    std::vector<int64_t> times{first};
+    if (cold_total) {
+        for (auto it = ends_.upper_bound(first); it != ends_.end() && it->first < kForever; ++it)
+            times.push_back(it->first);
+    } else {
+        for (uint32_t b : hot_blades) timeline(b, Tier::Dram).drops_after(first, times);
+        std::sort(times.begin() + 1, times.end());
+        times.erase(std::unique(times.begin(), times.end()), times.end());
+    }
+
+    auto set_view = [&](uint32_t b, Tier t, int64_t from, int64_t to) {
+        uint64_t &slot = view_.reserved_[b][static_cast<size_t>(t)];
+        if (slot != kViewFull) return;
+        slot = timeline(b, t).peak(from, to);
+        touched_.emplace_back(b, t);
+    };
+    auto restore_view = [&] {
+        for (auto [b, t] : touched_) view_.reserved_[b][static_cast<size_t>(t)] = kViewFull;
+        touched_.clear();
+    };
+    auto free_in_view = [&](uint32_t b, Tier t) { return inv.admits(b) ? view_.free(b, t, inv) : 0; };
+
+    std::string last_why;
+    for (int64_t t : times) {
+        const int64_t to = window_end(t, duration);
+        for (uint32_t b : hot_blades) set_view(b, Tier::Dram, t, to);
+        // Quick test first: enough hot memory inside each pod's bound (shares of several pods
+        // may compete for one blade; assign_blades() settles that).
+        bool hot_fits = true;
+        for (const PodShare &s : pods) {
+            uint64_t need = s.nodes * req.hot_per_node, have = 0;
+            for (uint32_t b : lat.blades_by_latency(s.pod)) {
+                if (have >= need || lat.latency(s.pod, b) > bound) break;
+                have += free_in_view(b, Tier::Dram);
+            }
+            if (have < need) {
+                hot_fits = false;
+                last_why = "pod " + m.fabric().pods[s.pod].name + ": hot memory within the bound stays taken";
+                break;
+            }
+        }
+        if (hot_fits && cold_total) {
+            // Cold memory walks the blades in cold order; give it an exact view of as many as
+            // it could need (hot memory may share those blades, hence the margin).
+            const uint64_t want = cold_total + hot_total;
+            uint64_t have = 0;
+            for (uint32_t b : m.cold_order()) {
+                if (have >= want) break;
+                if (lat.latency(pods.front().pod, b) == kUnreachable) continue;
+                set_view(b, Tier::Pmem, t, to);
+                set_view(b, Tier::Dram, t, to);
+                have += free_in_view(b, Tier::Pmem) + free_in_view(b, Tier::Dram);
+            }
+        }
+        if (hot_fits) {
+            Slot slot;
+            slot.start = t;
+            if (assign_blades(m, view_, req, pods, slot.placement, &last_why)) {
+                restore_view();
+                return slot;
+            }
+        }
+        restore_view();
+    }
+    if (why) *why = "never fits, even after every running and planned job ends: " + last_why;
+    return std::nullopt;
+}
+
+const Hold *Planner::delayed_by(const Inventory &inv, const std::vector<Segment> &segments, int64_t from,
+                                int64_t to) const {
+    std::map<std::pair<uint32_t, Tier>, uint64_t> wanted;
+    for (const Segment &s : segments)
+        if (s.blade < timelines_.size()) wanted[{s.blade, s.tier}] += s.bytes;
+    const Hold *first = nullptr;
+    for (const auto &[key, bytes] : wanted) {
+        uint64_t cap = inv.blades[key.first].capacity[static_cast<size_t>(key.second)];
+        if (timeline(key.first, key.second).peak(from, to) + bytes <= cap) continue;
+        for (const auto &[id, h] : holds_) {
+            if (!h.planned || h.start >= to || h.end <= from || (first && first->order <= h.order)) continue;
+            for (const Segment &s : h.segments)
+                if (s.blade == key.first && s.tier == key.second) {
+                    first = &h;
+                    break;
+                }
+        }
+    }
+    return first;
+}
+
+}  // namespace morpheus
