@@ -37,6 +37,16 @@ void MemoryTimeline::drops_after(int64_t after, std::vector<int64_t> &out) const
     }
 }
 
+int64_t MemoryTimeline::next_drop(int64_t after) const {
+    auto it = first_after(steps_, after);
+    uint64_t before = it == steps_.begin() ? 0 : std::prev(it)->level;
+    for (; it != steps_.end() && it->time < kForever; ++it) {
+        if (it->level < before) return it->time;
+        before = it->level;
+    }
+    return kForever;
+}
+
 size_t MemoryTimeline::split(int64_t t) {
     auto it = std::lower_bound(steps_.begin(), steps_.end(), t,
                                [](const Step &s, int64_t v) { return s.time < v; });

@@ -26,6 +26,8 @@ public:
     uint64_t peak(int64_t from, int64_t to) const;
     // Appends the times after `after` at which the held bytes fall (a hold ends).
     void drops_after(int64_t after, std::vector<int64_t> &out) const;
+    // The first of those times, kForever when none.
+    int64_t next_drop(int64_t after) const;
 
     bool empty() const { return steps_.empty(); }
     size_t step_count() const { return steps_.size(); }

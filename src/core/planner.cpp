@@ -78,90 +78,79 @@ std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request
     const Inventory &inv = m.inventory();
     const LatencyTable &lat = m.latency();
     const uint64_t bound = effective_bound(m, req);
-    const int64_t first = std::max(now, nodes_free_at);
     uint64_t hot_total = 0, cold_total = 0;
     for (const PodShare &s : pods) {
         hot_total += s.nodes * req.hot_per_node;
         cold_total += s.nodes * req.cold_per_node;
     }
 
-    // Blades the hot memory may come from: inside the bound of a pod the job gets.
-    std::vector<uint32_t> hot_blades;
-    if (hot_total) {
-        for (const PodShare &s : pods)
-            for (uint32_t b : lat.blades_by_latency(s.pod)) {
-                if (lat.latency(s.pod, b) > bound) break;
-                hot_blades.push_back(b);
-            }
-        std::sort(hot_blades.begin(), hot_blades.end());
-        hot_blades.erase(std::unique(hot_blades.begin(), hot_blades.end()), hot_blades.end());
-    }
-
-    // Times to try: the first possible one, then every time memory comes back that the
-    // request could use (on its hot blades; anywhere when it wants cold memory).
-    std::vector<int64_t> times{first};
-    if (cold_total) {
-        for (auto it = ends_.upper_bound(first); it != ends_.end() && it->first < kForever; ++it)
-            times.push_back(it->first);
-    } else {
-        for (uint32_t b : hot_blades) timeline(b, Tier::Dram).drops_after(first, times);
-        std::sort(times.begin() + 1, times.end());
-        times.erase(std::unique(times.begin(), times.end()), times.end());
-    }
-
-    auto set_view = [&](uint32_t b, Tier t, int64_t from, int64_t to) {
-        uint64_t &slot = view_.reserved_[b][static_cast<size_t>(t)];
-        if (slot != kViewFull) return;
-        slot = timeline(b, t).peak(from, to);
-        touched_.emplace_back(b, t);
+    // The view gets the blades' peaks over the window lazily, in the order placement looks
+    // at them, and only as many as it could use: a loose bound covers thousands of blades.
+    int64_t t = 0, to = 0, next = kForever;
+    auto refine = [&](uint32_t b, Tier tier) {
+        uint64_t &slot = view_.reserved_[b][static_cast<size_t>(tier)];
+        if (slot == kViewFull) {
+            const MemoryTimeline &line = timeline(b, tier);
+            slot = line.peak(t, to);
+            next = std::min(next, line.next_drop(t));
+            touched_.emplace_back(b, tier);
+        }
+        return inv.admits(b) ? view_.free(b, tier, inv) : 0;
     };
     auto restore_view = [&] {
-        for (auto [b, t] : touched_) view_.reserved_[b][static_cast<size_t>(t)] = kViewFull;
+        for (auto [b, tier] : touched_) view_.reserved_[b][static_cast<size_t>(tier)] = kViewFull;
         touched_.clear();
     };
-    auto free_in_view = [&](uint32_t b, Tier t) { return inv.admits(b) ? view_.free(b, t, inv) : 0; };
 
     std::string last_why;
-    for (int64_t t : times) {
-        const int64_t to = window_end(t, duration);
-        for (uint32_t b : hot_blades) set_view(b, Tier::Dram, t, to);
-        // Quick test first: enough hot memory inside each pod's bound (shares of several pods
-        // may compete for one blade; assign_blades() settles that).
-        bool hot_fits = true;
+    for (t = std::max(now, nodes_free_at); t < kForever; t = next) {
+        to = window_end(t, duration);
+        next = kForever;
+        // Hot memory inside each pod's bound, up to the headroom the scorer weighs (4x);
+        // shares of several pods may compete for one blade: assign_blades() settles that.
+        bool fits = true;
         for (const PodShare &s : pods) {
-            uint64_t need = s.nodes * req.hot_per_node, have = 0;
+            const uint64_t need = s.nodes * req.hot_per_node;
+            uint64_t have = 0;
             for (uint32_t b : lat.blades_by_latency(s.pod)) {
-                if (have >= need || lat.latency(s.pod, b) > bound) break;
-                have += free_in_view(b, Tier::Dram);
+                if (have >= 4 * need || lat.latency(s.pod, b) > bound) break;
+                have += refine(b, Tier::Dram);
             }
             if (have < need) {
-                hot_fits = false;
-                last_why = "pod " + m.fabric().pods[s.pod].name + ": hot memory within the bound stays taken";
-                break;
+                fits = false;
+                last_why = "pod " + m.fabric().pods[s.pod].name + ": not enough hot memory within " +
+                           std::to_string(bound) + "ns";
             }
         }
-        if (hot_fits && cold_total) {
-            // Cold memory walks the blades in cold order; give it an exact view of as many as
-            // it could need (hot memory may share those blades, hence the margin).
+        if (fits && cold_total) {
+            // Cold memory walks the blades in cold order; hot memory may share those blades,
+            // hence the margin.
             const uint64_t want = cold_total + hot_total;
             uint64_t have = 0;
             for (uint32_t b : m.cold_order()) {
                 if (have >= want) break;
                 if (lat.latency(pods.front().pod, b) == kUnreachable) continue;
-                set_view(b, Tier::Pmem, t, to);
-                set_view(b, Tier::Dram, t, to);
-                have += free_in_view(b, Tier::Pmem) + free_in_view(b, Tier::Dram);
+                have += refine(b, Tier::Pmem) + refine(b, Tier::Dram);
+            }
+            if (have < want) {
+                fits = false;
+                last_why = "not enough cold memory on any reachable blade";
             }
         }
-        if (hot_fits) {
+        if (fits) {
             Slot slot;
             slot.start = t;
             if (assign_blades(m, view_, req, pods, slot.placement, &last_why)) {
                 restore_view();
                 return slot;
             }
+            // Blades the view left out may be what it lacks: try the next time anything ends.
+            auto e = ends_.upper_bound(t);
+            next = std::min(next, e == ends_.end() ? kForever : e->first);
         }
         restore_view();
+        // Nothing it looked at gives memory back before `next`; over a window starting
+        // between, memory held can only be the same or more.
     }
     if (why) *why = "never fits, even after every running and planned job ends: " + last_why;
     return std::nullopt;
