@@ -102,8 +102,18 @@ std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request
         touched_.clear();
     };
 
+    // Once every hold with an end has ended, only unlimited ones remain: the least memory
+    // ever held. A request that does not fit then never will; say so before walking time.
+    const int64_t first = std::max(now, nodes_free_at);
+    int64_t last_end = first;
+    for (auto e = ends_.rbegin(); e != ends_.rend(); ++e)
+        if (e->first < kForever) {
+            last_end = std::max(first, e->first);
+            break;
+        }
     std::string last_why;
-    for (t = std::max(now, nodes_free_at); t < kForever; t = next) {
+    bool final_checked = last_end == first;
+    for (t = final_checked ? first : last_end; t < kForever; t = next) {
         to = window_end(t, duration);
         next = kForever;
         // Hot memory inside each pod's bound, up to the headroom the scorer weighs (4x);
@@ -142,13 +152,17 @@ std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request
             slot.start = t;
             if (assign_blades(m, view_, req, pods, slot.placement, &last_why)) {
                 restore_view();
-                return slot;
+                if (final_checked) return slot;
+                final_checked = true;  // it will fit at the latest then; now look for the earliest
+                next = first;
+                continue;
             }
             // Blades the view left out may be what it lacks: try the next time anything ends.
             auto e = ends_.upper_bound(t);
             next = std::min(next, e == ends_.end() ? kForever : e->first);
         }
         restore_view();
+        if (!final_checked) break;
         // Nothing it looked at gives memory back before `next`; over a window starting
         // between, memory held can only be the same or more.
     }

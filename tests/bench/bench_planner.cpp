@@ -118,6 +118,7 @@ int main(int argc, char **argv) {
         planner.hold_running(req.job_id, r.segments, started, end);
     }
 
+    std::fprintf(stderr, "bench_planner: %zu running jobs placed\n", planner.running_count());
     // Pending jobs, planned in priority order.
     std::vector<double> plan_us, full_us;
     size_t planned = 0, never = 0, later = 0;
