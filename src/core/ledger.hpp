@@ -79,6 +79,7 @@ public:
     std::vector<uint64_t> holders(uint32_t blade) const;
 
 private:
+    friend class Planner;  // builds views of the ledger as it will be at a future time
     void add(const Reservation &r, int sign);
     std::map<uint64_t, Reservation> jobs_;
     // Each reservation's JSON as the file holds it, made once per change of that job: a save

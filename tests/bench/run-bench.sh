@@ -1,7 +1,7 @@
 #!/bin/sh
 # Placement benchmark at the 100k-GPU scale (issue 2): generates the fabric and inventory with
 # contrib/gen-fabric.py (fat-tree and dragonfly), then prints bench_placement's figures for
-# each. Figures only: nothing here fails on time. `make bench` runs this.
+# each, then bench_planner's. Figures only: nothing here fails on time. `make bench` runs this.
 #
 # usage: tests/bench/run-bench.sh [--requests N] [--seed S] [--occupancy F]
 # env:   BENCH_DIR (where the generated files go; default a temporary directory, removed after)
@@ -25,4 +25,6 @@ for layout in fat-tree dragonfly; do
         "${PYTHON:-python3}" "$top_srcdir/contrib/gen-fabric.py" --layout "$layout" -o "$dir/$layout"
     echo "== $layout"
     "$bench" "$dir/$layout-fabric.json" "$dir/$layout-inventory.json" "$@"
+    # The blade-memory planner (issue 14): 10,000 running and 10,000 planned jobs.
+    "$top_builddir/tests/bench/bench_planner" "$dir/$layout-fabric.json" "$dir/$layout-inventory.json"
 done

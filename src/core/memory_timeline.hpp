@@ -1,0 +1,45 @@
+// MemoryTimeline: the bytes reserved on one blade tier over time, as a step function, so the
+// planner can ask what is held at a future time and over a future window.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace morpheus {
+
+// Far enough in the future to stand for "no time limit", far enough from the int64 end that
+// adding a duration to now never overflows.
+constexpr int64_t kForever = std::numeric_limits<int64_t>::max() / 4;
+
+class MemoryTimeline {
+public:
+    // Holds `bytes` over [from, to); `to` may be kForever.
+    void add(int64_t from, int64_t to, uint64_t bytes) { apply(from, to, static_cast<int64_t>(bytes)); }
+    // Undoes add() with the same arguments.
+    void remove(int64_t from, int64_t to, uint64_t bytes) { apply(from, to, -static_cast<int64_t>(bytes)); }
+
+    // Bytes held at time t. O(log n).
+    uint64_t at(int64_t t) const;
+    // Most bytes held at any time in [from, to): what a job holding memory over that window
+    // must leave room for. O(log n + steps inside the window).
+    uint64_t peak(int64_t from, int64_t to) const;
+    // Appends the times after `after` at which the held bytes fall (a hold ends).
+    void drops_after(int64_t after, std::vector<int64_t> &out) const;
+    // The first of those times, kForever when none.
+    int64_t next_drop(int64_t after) const;
+
+    bool empty() const { return steps_.empty(); }
+    size_t step_count() const { return steps_.size(); }
+
+private:
+    struct Step {
+        int64_t time;
+        uint64_t level;  // held from `time` until the next step
+    };
+    void apply(int64_t from, int64_t to, int64_t delta);
+    size_t split(int64_t t);  // index of a step starting exactly at t, inserted if needed
+    std::vector<Step> steps_;  // sorted by time; before the first step nothing is held
+};
+
+}  // namespace morpheus

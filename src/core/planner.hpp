@@ -1,0 +1,89 @@
+// Planner: blade memory reserved over time, in the role of Fluxion's planner. Running jobs hold
+// their memory until their expected end (start + time limit), planned (pending) jobs from their
+// planned start for their duration. It answers when a request would first fit, and whether a job
+// started now would push back a planned one. Placements are chosen by assign_blades() against
+// the ledger as it will be over the job's window: one scoring path, now or later.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster_model.hpp"
+#include "ledger.hpp"
+#include "memory_timeline.hpp"
+#include "placement.hpp"
+#include "request.hpp"
+
+namespace morpheus {
+
+struct Hold {
+    uint64_t job_id = 0;
+    std::vector<Segment> segments;
+    int64_t start = 0;
+    int64_t end = kForever;
+    bool planned = false;   // a pending job's plan, dropped by clear_planned()
+    uint32_t order = 0;     // planned jobs: position in priority order, 0 first
+};
+
+struct Slot {
+    int64_t start = 0;
+    Placement placement;
+};
+
+class Planner {
+public:
+    explicit Planner(size_t blade_count);
+
+    // A running job holds `segments` over [start, end) (end: start + time limit, kForever when
+    // unlimited). Replaces any earlier hold of the same job.
+    void hold_running(uint64_t job_id, const std::vector<Segment> &segments, int64_t start, int64_t end);
+    // A pending job's plan: it will hold `segments` over [start, end).
+    void hold_planned(uint64_t job_id, uint32_t order, const std::vector<Segment> &segments, int64_t start,
+                      int64_t end);
+    // Running or planned; true if the job held something. Releasing twice is harmless.
+    bool release(uint64_t job_id);
+    // Drops every plan (each scheduling cycle plans again from the top).
+    void clear_planned();
+
+    // The earliest time >= max(now, nodes_free_at) at which `req`, on the nodes `pods` (from
+    // Slurm's node choice), fits blade memory for `duration` seconds, with the placement it
+    // would get then. Empty when it never fits; `why` then says what is missing at the last
+    // time tried.
+    std::optional<Slot> earliest_start(const ClusterModel &model, const Request &req, const std::vector<PodShare> &pods,
+                                       int64_t now, int64_t duration, int64_t nodes_free_at,
+                                       std::string *why = nullptr) const;
+
+    // The highest-priority planned job whose memory a job holding `segments` over [from, to)
+    // would take (so its planned start would move back); nullptr when none.
+    const Hold *delayed_by(const Inventory &inventory, const std::vector<Segment> &segments, int64_t from,
+                           int64_t to) const;
+
+    uint64_t reserved_at(uint32_t blade, Tier tier, int64_t t) const;
+    const Hold *find(uint64_t job_id) const;
+    size_t running_count() const { return holds_.size() - planned_count_; }
+    size_t planned_count() const { return planned_count_; }
+    size_t blade_count() const { return timelines_.size(); }
+
+private:
+    void hold(Hold h);
+    MemoryTimeline &timeline(uint32_t blade, Tier tier) { return timelines_[blade][static_cast<size_t>(tier)]; }
+    const MemoryTimeline &timeline(uint32_t blade, Tier tier) const {
+        return timelines_[blade][static_cast<size_t>(tier)];
+    }
+
+    std::vector<std::array<MemoryTimeline, kTierCount>> timelines_;
+    std::map<uint64_t, Hold> holds_;
+    std::map<int64_t, uint32_t> ends_;  // end time -> holds ending then: when memory comes back
+    size_t planned_count_ = 0;
+
+    // The ledger a placement is evaluated against at a future time: blades the request may
+    // use carry their peak over the window, every other blade counts as full. Kept between
+    // queries (restored after each) so a query touches only the blades it needs.
+    mutable Ledger view_;
+    mutable std::vector<std::pair<uint32_t, Tier>> touched_;
+};
+
+}  // namespace morpheus

@@ -1,0 +1,219 @@
+// The planner on the example cluster: a request waits for running jobs to end, planned jobs
+// keep their memory from later lower-priority ones, a job that ends before a planned start may
+// use that memory, releases move starts earlier, and bytes are conserved through it all.
+#include <random>
+
+#include "cluster_model.hpp"
+#include "memory_timeline.hpp"
+#include "planner.hpp"
+#include "test_support.hpp"
+
+using namespace morpheus;
+
+constexpr uint64_t kGiB = 1ULL << 30;
+
+static ClusterModel example() {
+    Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
+    Inventory inv = read_inventory(top_srcdir("etc/inventory.json"), f);
+    return ClusterModel(std::move(f), std::move(inv), PlacementSettings{});
+}
+
+static uint32_t pod1(const ClusterModel &m) { return static_cast<uint32_t>(m.fabric().pod_index("pod1")); }
+
+static Request hot(uint32_t nodes, uint64_t per_node, uint64_t bound) {
+    Request r;
+    r.job_id = 99;
+    r.nodes = nodes;
+    r.hot_per_node = per_node;
+    r.hot_latency_ns = bound;
+    return r;
+}
+
+// Segments filling every DRAM blade within `bound` of pod1: memory a tight job needs.
+static std::vector<Segment> fill_in_bound(const ClusterModel &m, uint64_t bound) {
+    std::vector<Segment> segs;
+    uint32_t p = pod1(m);
+    for (uint32_t b : m.latency().blades_by_latency(p)) {
+        uint32_t lat = m.latency().latency(p, b);
+        if (lat > bound) break;
+        segs.push_back({b, Tier::Dram, Use::Hot, m.inventory().blades[b].capacity[0], lat, p});
+    }
+    assert_true(!segs.empty());
+    return segs;
+}
+
+static void timeline_steps(void **) {
+    MemoryTimeline t;
+    t.add(10, 20, 5);
+    t.add(15, 30, 3);
+    assert_int_equal(t.at(9), 0);
+    assert_int_equal(t.at(10), 5);
+    assert_int_equal(t.at(15), 8);
+    assert_int_equal(t.at(20), 3);
+    assert_int_equal(t.at(30), 0);
+    assert_int_equal(t.peak(0, 10), 0);
+    assert_int_equal(t.peak(0, 11), 5);
+    assert_int_equal(t.peak(20, 40), 3);
+    assert_int_equal(t.peak(16, 17), 8);
+    std::vector<int64_t> drops;
+    t.drops_after(0, drops);
+    assert_int_equal(drops.size(), 2);
+    assert_int_equal(drops[0], 20);
+    assert_int_equal(drops[1], 30);
+    t.add(0, kForever, 7);
+    drops.clear();
+    t.drops_after(0, drops);  // the unlimited hold never drops
+    assert_int_equal(drops.size(), 2);
+    t.remove(10, 20, 5);
+    t.remove(15, 30, 3);
+    t.remove(0, kForever, 7);
+    assert_true(t.empty());
+}
+
+static void waits_for_running_jobs_to_end(void **) {
+    ClusterModel m = example();
+    Planner pl(m.fabric().blades.size());
+    pl.hold_running(1, fill_in_bound(m, 250), 0, 1000);
+    Request r = hot(1, 128 * kGiB, 250);
+    std::string why;
+    auto s = pl.earliest_start(m, r, {{pod1(m), 1}}, 100, 600, 0, &why);
+    assert_true(s.has_value());
+    assert_int_equal(s->start, 1000);
+    for (const Segment &g : s->placement.segments) assert_true(g.latency_ns <= 250);
+    // Nodes free later than memory: the later of the two.
+    s = pl.earliest_start(m, r, {{pod1(m), 1}}, 100, 600, 1500);
+    assert_int_equal(s->start, 1500);
+    // An unlimited running job never gives its memory back.
+    pl.hold_running(1, fill_in_bound(m, 250), 0, kForever);
+    s = pl.earliest_start(m, r, {{pod1(m), 1}}, 100, 600, 0, &why);
+    assert_false(s.has_value());
+    assert_non_null(std::strstr(why.c_str(), "never fits"));
+    assert_non_null(std::strstr(why.c_str(), "pod1"));
+}
+
+static void planned_job_blocks_later_lower_priority_ones(void **) {
+    ClusterModel m = example();
+    Planner pl(m.fabric().blades.size());
+    pl.hold_planned(7, 0, fill_in_bound(m, 250), 1000, 5000);
+    Request r = hot(1, 128 * kGiB, 250);
+    // Would still run at 1000: it must wait until the planned job ends.
+    auto s = pl.earliest_start(m, r, {{pod1(m), 1}}, 0, 2000, 0);
+    assert_true(s.has_value());
+    assert_int_equal(s->start, 5000);
+    // Its own memory is what the plan needs: starting it now would delay job 7.
+    Ledger now(m.fabric().blades.size());
+    Placement p;
+    assert_true(assign_blades(m, now, r, {{pod1(m), 1}}, p, nullptr));
+    const Hold *h = pl.delayed_by(m.inventory(), p.segments, 0, 2000);
+    assert_non_null(h);
+    assert_int_equal(h->job_id, 7);
+    // A loose bound takes memory the planned job does not need: it starts now.
+    s = pl.earliest_start(m, hot(1, 128 * kGiB, 2000), {{pod1(m), 1}}, 0, 2000, 0);
+    assert_int_equal(s->start, 0);
+    assert_null(pl.delayed_by(m.inventory(), s->placement.segments, 0, 2000));
+}
+
+static void job_ending_before_the_planned_start_fits_in_the_gap(void **) {
+    ClusterModel m = example();
+    Planner pl(m.fabric().blades.size());
+    pl.hold_planned(7, 0, fill_in_bound(m, 250), 1000, 5000);
+    Request r = hot(1, 128 * kGiB, 250);
+    auto s = pl.earliest_start(m, r, {{pod1(m), 1}}, 0, 1000, 0);  // [0, 1000) ends as 7 starts
+    assert_true(s.has_value());
+    assert_int_equal(s->start, 0);
+    assert_null(pl.delayed_by(m.inventory(), s->placement.segments, 0, 1000));
+    assert_non_null(pl.delayed_by(m.inventory(), s->placement.segments, 0, 1001));
+}
+
+static void releases_move_starts_earlier(void **) {
+    ClusterModel m = example();
+    Planner pl(m.fabric().blades.size());
+    pl.hold_running(1, fill_in_bound(m, 250), 0, 3000);
+    pl.hold_planned(2, 0, fill_in_bound(m, 250), 3000, 6000);
+    Request r = hot(1, 128 * kGiB, 250);
+    std::vector<PodShare> pods{{pod1(m), 1}};
+    assert_int_equal(pl.earliest_start(m, r, pods, 0, 500, 0)->start, 6000);
+    pl.clear_planned();
+    assert_int_equal(pl.planned_count(), 0);
+    assert_int_equal(pl.earliest_start(m, r, pods, 0, 500, 0)->start, 3000);
+    // The running job ends early (or its limit shrinks): the start follows.
+    pl.hold_running(1, fill_in_bound(m, 250), 0, 1200);
+    assert_int_equal(pl.earliest_start(m, r, pods, 0, 500, 0)->start, 1200);
+    assert_true(pl.release(1));
+    assert_false(pl.release(1));
+    assert_int_equal(pl.earliest_start(m, r, pods, 0, 500, 0)->start, 0);
+}
+
+static void cold_memory_waits_too(void **) {
+    ClusterModel m = example();
+    Planner pl(m.fabric().blades.size());
+    std::vector<Segment> all;
+    for (uint32_t b = 0; b < m.fabric().blades.size(); ++b)
+        for (Tier t : {Tier::Dram, Tier::Pmem})
+            if (m.inventory().blades[b].capacity[static_cast<size_t>(t)])
+                all.push_back({b, t, Use::Cold, m.inventory().blades[b].capacity[static_cast<size_t>(t)], 0, 0});
+    pl.hold_running(1, all, 0, 800);
+    Request r;
+    r.nodes = 1;
+    r.cold_per_node = 256 * kGiB;
+    auto s = pl.earliest_start(m, r, {{pod1(m), 1}}, 0, 100, 0);
+    assert_true(s.has_value());
+    assert_int_equal(s->start, 800);
+}
+
+static void bytes_are_conserved(void **) {
+    ClusterModel m = example();
+    const size_t blades = m.fabric().blades.size();
+    Planner pl(blades);
+    std::mt19937_64 rng(3);
+    struct Held {
+        uint64_t id;
+        Segment seg;
+        int64_t start, end;
+    };
+    std::vector<Held> held;
+    for (uint64_t id = 1; id <= 300; ++id) {
+        Segment s{static_cast<uint32_t>(rng() % blades), rng() % 2 ? Tier::Dram : Tier::Pmem, Use::Hot,
+                  (1 + rng() % 64) * kGiB, 0, 0};
+        int64_t start = static_cast<int64_t>(rng() % 1000), end = rng() % 10 ? start + 1 + static_cast<int64_t>(rng() % 1000) : kForever;
+        if (id % 3) pl.hold_running(id, {s}, start, end);
+        else pl.hold_planned(id, static_cast<uint32_t>(id), {s}, start, end);
+        held.push_back({id, s, start, end});
+    }
+    auto check = [&] {
+        for (int64_t t : {0, 250, 999, 1500, 5000}) {
+            std::vector<std::array<uint64_t, kTierCount>> sum(blades);
+            for (const Held &h : held)
+                if (h.start <= t && t < h.end) sum[h.seg.blade][static_cast<size_t>(h.seg.tier)] += h.seg.bytes;
+            for (uint32_t b = 0; b < blades; ++b)
+                for (Tier tr : {Tier::Dram, Tier::Pmem})
+                    assert_int_equal(pl.reserved_at(b, tr, t), sum[b][static_cast<size_t>(tr)]);
+        }
+    };
+    check();
+    pl.clear_planned();
+    held.erase(std::remove_if(held.begin(), held.end(), [](const Held &h) { return h.id % 3 == 0; }), held.end());
+    check();
+    std::shuffle(held.begin(), held.end(), rng);
+    while (!held.empty()) {
+        assert_true(pl.release(held.back().id));
+        held.pop_back();
+        if (held.size() % 50 == 0) check();
+    }
+    assert_int_equal(pl.running_count(), 0);
+    for (uint32_t b = 0; b < blades; ++b)
+        for (Tier tr : {Tier::Dram, Tier::Pmem}) assert_int_equal(pl.reserved_at(b, tr, 500), 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(timeline_steps),
+        cmocka_unit_test(waits_for_running_jobs_to_end),
+        cmocka_unit_test(planned_job_blocks_later_lower_priority_ones),
+        cmocka_unit_test(job_ending_before_the_planned_start_fits_in_the_gap),
+        cmocka_unit_test(releases_move_starts_earlier),
+        cmocka_unit_test(cold_memory_waits_too),
+        cmocka_unit_test(bytes_are_conserved),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
