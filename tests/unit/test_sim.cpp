@@ -151,6 +151,33 @@ void first_fit_goes_far_and_morpheus_stays_near(void **) {
     assert_true(summarize(ff).within_bound == 0.0);
 }
 
+// The fair baselines: tree's nodes, the nearest memory. Job 1 (pod a) fills most of "near";
+// job 2 cannot keep its bound in pod a (tree's best fit) but can in pod b, whose nearest blade
+// is "far"; job 3 fits inside the bound nowhere: tree-nearest places it now, partly 300ns away,
+// tree-nearest-strict waits until job 1 ends.
+void tree_nearest_takes_the_nearest_blade_and_strict_waits_for_the_bound(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> one{job(1, 0, 1000, 2, 64 * kGiB, 200)};
+    SimResult tn = run(m, "tree-nearest", one);
+    assert_true(tn.jobs[0].hot_latency_ns == 100.0);  // "near", where tree-best-fit took "far"
+    assert_int_equal(tn.jobs[0].end, 1000);
+    std::vector<SimJob> jobs{job(1, 0, 1000, 1, 200 * kGiB, 200), job(2, 1, 1000, 1, 200 * kGiB, 200),
+                             job(3, 2, 100, 1, 100 * kGiB, 200)};
+    for (const char *policy : {"tree-nearest", "tree-nearest-strict"}) {
+        SimResult r = run(m, policy, jobs);
+        assert_true(r.violations.empty());
+        assert_true(r.jobs[0].within_bound && r.jobs[1].within_bound);
+        assert_int_equal(r.jobs[1].start, 1);
+        assert_true(r.jobs[1].hot_latency_ns == 100.0);  // pod b's nearest blade
+    }
+    SimResult best_effort = run(m, "tree-nearest", jobs), strict = run(m, "tree-nearest-strict", jobs);
+    assert_int_equal(best_effort.jobs[2].start, 2);
+    assert_false(best_effort.jobs[2].within_bound);
+    assert_true(best_effort.jobs[2].max_hot_latency_ns == 300.0);
+    assert_int_equal(strict.jobs[2].start, 1000);
+    assert_true(strict.jobs[2].within_bound);
+}
+
 // A 1-node job holds n1; a 2-node job follows. first-fit takes n2 and n3 across both pods;
 // tree-best-fit keeps it in pod b (the only pod with 2 free); morpheus too.
 void tree_best_fit_keeps_a_job_in_one_pod(void **) {
@@ -257,6 +284,7 @@ int main() {
         cmocka_unit_test(every_job_starts_once_and_nothing_goes_over_capacity),
         cmocka_unit_test(first_fit_goes_far_and_morpheus_stays_near),
         cmocka_unit_test(tree_best_fit_keeps_a_job_in_one_pod),
+        cmocka_unit_test(tree_nearest_takes_the_nearest_blade_and_strict_waits_for_the_bound),
         cmocka_unit_test(a_job_that_can_never_fit_is_left_out),
         cmocka_unit_test(every_policy_replays_the_same_jobs),
         cmocka_unit_test(swf_records_are_read_and_bad_ones_named),
