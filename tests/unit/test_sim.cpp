@@ -1,6 +1,7 @@
 // The simulator: events in order, every job started and ended once with nothing over capacity
 // at any event, the SWF reader and job model, and a tiny fabric where each policy's outcome is
 // known by hand (first-fit puts hot memory on a far blade, morpheus does not).
+#include <cmath>
 #include <map>
 
 #include "job_model.hpp"
@@ -50,7 +51,9 @@ SimJob job(uint64_t id, int64_t submit, int64_t runtime, uint32_t nodes, uint64_
     SimJob j;
     j.id = id;
     j.submit = submit;
-    j.runtime = j.estimate = runtime;
+    j.runtime = runtime;
+    j.estimate = 2 * runtime;  // the time limit, as the job model sets it without a requested time
+    j.sensitivity = 0.2;
     j.request.job_id = id;
     j.request.nodes = nodes;
     j.request.hot_per_node = hot;
@@ -71,6 +74,7 @@ void ends_come_before_arrivals_at_the_same_time(void **) {
     std::vector<SimJob> jobs{job(1, 0, 100, 4), job(2, 100, 50, 4), job(3, 100, 10, 1)};
     std::vector<SimEvent> seen;
     SimOptions opt;
+    opt.backfill = false;
     opt.on_event = [&](const SimEvent &e) { seen.push_back(e); };
     SimResult r = run(m, "first-fit", jobs, opt);
     assert_int_equal(seen.size(), 6);  // three arrivals, three ends
@@ -117,7 +121,10 @@ void every_job_starts_once_and_nothing_goes_over_capacity(void **) {
                 assert_int_equal(o.ends, 1);
                 assert_true(o.start >= o.submit);
                 assert_int_equal(o.end - o.start, o.runtime);
-                assert_true(o.runtime >= o.base_runtime);
+                if (o.killed)
+                    assert_int_equal(o.runtime, jobs[i].estimate);
+                else
+                    assert_true(o.runtime >= o.base_runtime);
             }
             assert_int_equal(ends, ran);
             assert_true(ran > jobs.size() / 2);
@@ -201,23 +208,72 @@ void a_job_that_can_never_fit_is_left_out(void **) {
 }
 
 // 300G hot on one node within 200ns: no blade near either pod has 300G (morpheus never places
-// it); the baselines stripe it over both blades regardless of latency. It is left out for all.
-void every_policy_replays_the_same_jobs(void **) {
+// it); the baselines stripe it over both blades regardless of latency. The workload is the same
+// for every policy: the job counts as failed for morpheus, it is not removed.
+void a_never_placeable_job_counts_as_failed(void **) {
     ClusterModel m = tiny();
     std::vector<SimJob> jobs{job(1, 0, 100, 1, 300 * kGiB, 200), job(2, 0, 100, 1, 64 * kGiB)};
-    std::vector<std::unique_ptr<PlacementPolicy>> owned;
-    std::vector<PlacementPolicy *> policies;
-    for (const std::string &n : policy_names()) {
-        owned.push_back(make_policy(n));
-        policies.push_back(owned.back().get());
+    for (const std::string &policy : policy_names()) {
+        SimResult r = run(m, policy, jobs);
+        Summary s = summarize(r);
+        assert_int_equal(r.jobs.size(), 2);
+        assert_int_equal(s.jobs, 2);
+        const bool keeps_bound = policy == "morpheus" || policy == "tree-nearest-strict";
+        assert_int_equal(s.rejected, keeps_bound ? 1 : 0);
+        assert_int_equal(s.ran, keeps_bound ? 1 : 2);
+        assert_int_equal(r.jobs[1].start, 0);
     }
-    std::vector<size_t> left_out;
-    std::vector<SimJob> common = placeable_by_all(m, policies, jobs, &left_out);
-    assert_int_equal(common.size(), 1);
-    assert_int_equal(common[0].id, 2);
-    assert_int_equal(left_out[0], 1);  // morpheus
-    assert_int_equal(left_out[1], 0);  // first-fit
-    assert_int_equal(left_out[2], 0);  // tree-best-fit
+}
+
+// Slurm ends a job at its time limit: first-fit's far memory stretches 1000 s to 1400 s, past a
+// 1200 s limit; the job ends at 1200, killed. morpheus's near memory keeps it inside.
+void a_job_is_killed_at_its_time_limit(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> jobs{job(1, 0, 1000, 2, 64 * kGiB, 200)};
+    jobs[0].estimate = 1200;
+    SimResult ff = run(m, "first-fit", jobs);
+    assert_true(ff.jobs[0].killed);
+    assert_int_equal(ff.jobs[0].end, 1200);
+    assert_int_equal(summarize(ff).killed, 1);
+    SimResult mo = run(m, "morpheus", jobs);
+    assert_false(mo.jobs[0].killed);
+    assert_int_equal(mo.jobs[0].end, 1000);
+    assert_int_equal(summarize(mo).killed, 0);
+}
+
+// EASY's head reservation counts memory, not only nodes. Job 1 holds pod a and most of "near"
+// until 1000 (its limit: 2000, the shadow time); job 2 holds one node of pod b and most of "far". The head H (2 nodes, 240G within
+// 200ns) can start at 1000 in pod a. C, a long 1-node job, fits now on pod b's free node, and
+// a nodes-only EASY lets it (one node to spare at 1000), but its 200G takes 44G of "near", which
+// H then lacks: H would wait until C ends. Memory-aware, C waits and H starts at 1000, when job
+// 1 ends.
+void backfill_reserves_the_heads_memory(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> jobs{job(1, 0, 1000, 2, 100 * kGiB, 200), job(2, 0, 5000, 1, 100 * kGiB, 200),
+                             job(3, 1, 100, 2, 120 * kGiB, 200), job(4, 2, 5000, 1, 200 * kGiB, 500)};
+    for (const char *policy : {"morpheus", "tree-nearest-strict"}) {
+        SimResult r = run(m, policy, jobs);
+        assert_true(r.violations.empty());
+        assert_int_equal(r.jobs[2].start, 1000);
+        assert_true(r.jobs[3].start > 2);
+    }
+    // A short job that ends before the shadow time still backfills.
+    jobs[3].runtime = 500;
+    jobs[3].estimate = 1000;
+    SimResult r = run(m, "morpheus", jobs);
+    assert_int_equal(r.jobs[3].start, 2);
+    assert_int_equal(r.jobs[2].start, 1000);
+}
+
+void intervals_use_the_t_distribution(void **) {
+    Interval i = t_interval({1, 2, 3, 4, 5});
+    assert_int_equal(i.n, 5);
+    assert_true(std::fabs(i.mean - 3.0) < 1e-12);
+    // sd = sqrt(2.5), t(0.975, 4) = 2.776: 2.776 x 1.5811 / sqrt(5) = 1.9630
+    assert_true(std::fabs(i.half - 1.9630) < 1e-3);
+    assert_true(t_interval({7}).half == 0);
+    assert_true(std::fabs(t_interval({2, 4}).half - 12.706) < 1e-9);  // t(1) = 12.706, sd/sqrt(2) = 1
+    assert_true(t_quantile_975(1000) == 1.96);
 }
 
 void swf_records_are_read_and_bad_ones_named(void **) {
@@ -264,11 +320,31 @@ void the_job_model_maps_processors_and_memory(void **) {
 
 void the_slowdown_model_is_as_stated(void **) {
     SlowdownModel s;
-    s.alpha = 0.5;
     s.local_ns = 100;
-    assert_int_equal(s.stretch(1000, 0), 1000);    // no hot memory
-    assert_int_equal(s.stretch(1000, 80), 1000);   // nearer than local: no speed-up
-    assert_int_equal(s.stretch(1000, 300), 2000);  // 1 + 0.5 x 2
+    assert_int_equal(s.stretch(1000, 0, 0.5), 1000);    // no hot memory
+    assert_int_equal(s.stretch(1000, 80, 0.5), 1000);   // nearer than local: no speed-up
+    assert_int_equal(s.stretch(1000, 300, 0.5), 2000);  // 1 + 0.5 x 2: the job's own alpha
+    s.alpha = 0;                                        // one alpha for all overrides it
+    assert_int_equal(s.stretch(1000, 300, 0.5), 1000);
+}
+
+// Sensitivity is drawn per job from the stated mixture; each class gets about its weight.
+void the_job_model_draws_sensitivity_from_the_mix(void **) {
+    ClusterModel m = tiny();
+    Trace t;
+    for (uint64_t id = 1; id <= 4000; ++id) t.jobs.push_back({id, 0, 100, 1, -1, -1, 1});
+    JobModel jm;
+    std::map<double, int> seen;
+    for (const SimJob &j : model_jobs(t, jm, m)) {
+        seen[j.sensitivity]++;
+        assert_int_equal(j.estimate, 200);  // no requested time: run time x limit_factor 2
+    }
+    assert_int_equal(seen.size(), kPondMix.size());
+    for (const SensitivityClass &c : kPondMix) assert_true(std::fabs(seen[c.alpha] / 4000.0 - c.weight) < 0.03);
+    jm.seed = 2;  // another seed draws anew
+    assert_true(model_jobs(t, jm, m)[0].sensitivity != model_jobs(t, JobModel{}, m)[0].sensitivity ||
+                model_jobs(t, jm, m)[1].sensitivity != model_jobs(t, JobModel{}, m)[1].sensitivity ||
+                model_jobs(t, jm, m)[2].sensitivity != model_jobs(t, JobModel{}, m)[2].sensitivity);
 }
 
 void unknown_policies_are_named(void **) {
@@ -286,7 +362,11 @@ int main() {
         cmocka_unit_test(tree_best_fit_keeps_a_job_in_one_pod),
         cmocka_unit_test(tree_nearest_takes_the_nearest_blade_and_strict_waits_for_the_bound),
         cmocka_unit_test(a_job_that_can_never_fit_is_left_out),
-        cmocka_unit_test(every_policy_replays_the_same_jobs),
+        cmocka_unit_test(a_never_placeable_job_counts_as_failed),
+        cmocka_unit_test(a_job_is_killed_at_its_time_limit),
+        cmocka_unit_test(backfill_reserves_the_heads_memory),
+        cmocka_unit_test(intervals_use_the_t_distribution),
+        cmocka_unit_test(the_job_model_draws_sensitivity_from_the_mix),
         cmocka_unit_test(swf_records_are_read_and_bad_ones_named),
         cmocka_unit_test(the_job_model_maps_processors_and_memory),
         cmocka_unit_test(the_slowdown_model_is_as_stated),
