@@ -19,6 +19,9 @@ static void keys_are_case_insensitive_and_typed(void **) {
     assert_int_equal(c.placement.default_hot_latency_ns, 1200);
     assert_true(c.placement.weights.load == 2.0);
     assert_int_equal(c.status_port, 6999);
+    assert_int_equal(static_cast<int>(c.placement.hot_blade_order), static_cast<int>(HotBladeOrder::Nearest));
+    Config slack = parse_config("FabricFile=f\nInventoryFile=i\nhotbladeorder=Slack\n", "m.conf");
+    assert_int_equal(static_cast<int>(slack.placement.hot_blade_order), static_cast<int>(HotBladeOrder::Slack));
     Config rel = parse_config("FabricFile=f.json\nInventoryFile=i.json\n", "/etc/slurm/morpheus.conf");
     assert_string_equal(rel.fabric_file.c_str(), "/etc/slurm/f.json");
 }
@@ -33,6 +36,8 @@ static void bad_lines_name_the_line(void **) {
                        {"line 3", "not a weight"});
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nBladeFailurePolicy=panic\n", "m.conf"); },
                        {"line 3", "requeue, signal or none"});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nHotBladeOrder=far\n", "m.conf"); },
+                       {"line 3", "HotBladeOrder=far", "nearest or slack"});
     expect_input_error([] { parse_config("InventoryFile=i\n", "m.conf"); }, {"FabricFile is not set"});
 }
 

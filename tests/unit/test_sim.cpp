@@ -41,6 +41,14 @@ ClusterModel tiny() {
     return ClusterModel(std::move(f), std::move(inv), PlacementSettings{});
 }
 
+ClusterModel tiny_with(HotBladeOrder order) {
+    Fabric f = parse_fabric(kTinyFabric, "tiny-fabric.json");
+    Inventory inv = parse_inventory(kTinyInventory, "tiny-inventory.json", f);
+    PlacementSettings s;
+    s.hot_blade_order = order;
+    return ClusterModel(std::move(f), std::move(inv), s);
+}
+
 ClusterModel example() {
     Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
     Inventory inv = read_inventory(top_srcdir("etc/inventory.json"), f);
@@ -183,6 +191,23 @@ void tree_nearest_takes_the_nearest_blade_and_strict_waits_for_the_bound(void **
     assert_true(best_effort.jobs[2].max_hot_latency_ns == 300.0);
     assert_int_equal(strict.jobs[2].start, 1000);
     assert_true(strict.jobs[2].within_bound);
+}
+
+// HotBladeOrder=slack, in the core's decide() the simulator shares with the plugin: a job whose
+// bound (500ns) reaches both blades from pod a takes "far" (300ns), leaving "near" (100ns) to
+// tighter jobs; a 200ns job still gets "near", the only blade inside its bound. nearest: "near".
+void slack_order_leaves_near_memory_to_tight_jobs(void **) {
+    std::vector<SimJob> loose{job(1, 0, 1000, 1, 64 * kGiB, 500)}, tight{job(1, 0, 1000, 1, 64 * kGiB, 200)};
+    ClusterModel nearest = tiny_with(HotBladeOrder::Nearest), slack = tiny_with(HotBladeOrder::Slack);
+    assert_true(run(nearest, "morpheus", loose).jobs[0].hot_latency_ns == 100.0);
+    assert_true(run(slack, "morpheus", loose).jobs[0].hot_latency_ns == 300.0);
+    assert_true(run(slack, "morpheus", tight).jobs[0].hot_latency_ns == 100.0);
+    // The same through decide(), as select/morpheus calls it.
+    Ledger empty(slack.fabric().blades.size());
+    std::vector<uint8_t> all(slack.fabric().node_names.size(), 1);
+    Decision d = decide(slack, empty, loose[0].request, all);
+    assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Placed));
+    assert_string_equal(slack.fabric().blades[d.placement.segments[0].blade].name.c_str(), "far");
 }
 
 // A 1-node job holds n1; a 2-node job follows. first-fit takes n2 and n3 across both pods;
@@ -360,6 +385,7 @@ int main() {
         cmocka_unit_test(every_job_starts_once_and_nothing_goes_over_capacity),
         cmocka_unit_test(first_fit_goes_far_and_morpheus_stays_near),
         cmocka_unit_test(tree_best_fit_keeps_a_job_in_one_pod),
+        cmocka_unit_test(slack_order_leaves_near_memory_to_tight_jobs),
         cmocka_unit_test(tree_nearest_takes_the_nearest_blade_and_strict_waits_for_the_bound),
         cmocka_unit_test(a_job_that_can_never_fit_is_left_out),
         cmocka_unit_test(a_never_placeable_job_counts_as_failed),
