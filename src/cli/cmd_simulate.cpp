@@ -158,6 +158,9 @@ const std::vector<Metric> &metrics() {
         {"hot_latency_p95_ns", [](const Summary &s) { return s.hot_latency_p95_ns; }},
         {"hot_within_bound", [](const Summary &s) { return s.within_bound; }},
         {"violations", [](const Summary &s) { return double(s.violations); }},
+        {"common_jobs", [](const Summary &s) { return double(s.common_jobs); }},
+        {"common_wait_mean_s", [](const Summary &s) { return s.common_wait_mean_s; }},
+        {"common_bounded_slowdown_mean", [](const Summary &s) { return s.common_bounded_slowdown; }},
     };
     return m;
 }
@@ -345,6 +348,7 @@ int cmd_simulate(int argc, char **argv) {
             JobModel jm = model;
             jm.seed = first_seed + k;
             const std::vector<SimJob> jobs = model_jobs(trace, jm, sized);
+            std::vector<SimResult> results;
             for (size_t p = 0; p < chosen.size(); ++p) {
                 bar.start(chosen[p]->name());
                 opt.progress = [&](size_t done, size_t total) { bar.update(done, total); };
@@ -355,8 +359,16 @@ int cmd_simulate(int argc, char **argv) {
                     broken = true;
                 }
                 summaries[ps][p].push_back(summarize(r));
-                if (ps == 0 && k == 0 && !plot_path.empty()) plotted.push_back(std::move(r));
+                results.push_back(std::move(r));
             }
+            std::vector<const SimResult *> rs;
+            std::vector<Summary *> ss;
+            for (size_t p = 0; p < chosen.size(); ++p) {
+                rs.push_back(&results[p]);
+                ss.push_back(&summaries[ps][p].back());
+            }
+            common_jobs(rs, ss);
+            if (ps == 0 && k == 0 && !plot_path.empty()) plotted = std::move(results);
         }
     }
 
@@ -450,6 +462,8 @@ int cmd_simulate(int argc, char **argv) {
                     int digits;
                 };
                 const Figure figures[] = {{"BSLD", [](const Summary &x) { return x.bounded_slowdown; }, false, 2},
+                                          {"BSLD_COMMON", [](const Summary &x) { return x.common_bounded_slowdown; }, false, 2},
+                                          {"WAIT_COMMON", [](const Summary &x) { return x.common_wait_mean_s; }, true, 0},
                                           {"WAIT", [](const Summary &x) { return x.wait_mean_s; }, true, 0},
                                           {"BIG_WAIT_MAX", [](const Summary &x) { return x.large_wait_max_s; }, true, 0},
                                           {"FAILED", [](const Summary &x) { return double(x.rejected); }, false, 1},
@@ -479,7 +493,8 @@ int cmd_simulate(int argc, char **argv) {
                     "GPU: GPUs allocated, time-averaged; HOT: hot memory over DRAM; STRANDED: free DRAM no free node\n"
                     "reaches within the default bound; WAIT_MAX: longest wait; BIG_WAIT_MAX: longest wait of the\n"
                     "largest 10%% of jobs (by nodes); BSLD: bounded slowdown (10 s); STRETCH: run time as run / as\n"
-                    "logged; HOT_LAT: bytes-weighted per job.\n");
+                    "logged; HOT_LAT: bytes-weighted per job; *_COMMON: over the jobs every policy ran (a policy\n"
+                    "that fails the hardest jobs gains nothing by it there).\n");
     }
     if (!plot_path.empty())
         plot_utilisation(plot_path,

@@ -94,6 +94,28 @@ Summary summarize(const SimResult &r) {
     return s;
 }
 
+void common_jobs(const std::vector<const SimResult *> &runs, std::vector<Summary *> summaries) {
+    if (runs.empty()) return;
+    const size_t n = runs.front()->jobs.size();
+    std::vector<uint8_t> all(n, 1);
+    for (const SimResult *r : runs)
+        for (size_t i = 0; i < n && i < r->jobs.size(); ++i) all[i] &= r->jobs[i].start >= 0 && !r->jobs[i].rejected;
+    for (size_t k = 0; k < runs.size(); ++k) {
+        std::vector<double> waits, slowdowns;
+        for (size_t i = 0; i < n; ++i) {
+            if (!all[i]) continue;
+            const JobOutcome &j = runs[k]->jobs[i];
+            const double wait = static_cast<double>(j.start - j.submit);
+            waits.push_back(wait);
+            slowdowns.push_back(std::max(1.0, (wait + static_cast<double>(j.runtime)) /
+                                                  std::max(static_cast<double>(j.base_runtime), kSlowdownFloor)));
+        }
+        summaries[k]->common_jobs = waits.size();
+        summaries[k]->common_wait_mean_s = mean(waits);
+        summaries[k]->common_bounded_slowdown = mean(slowdowns);
+    }
+}
+
 double t_quantile_975(size_t df) {
     // Two-sided 95%: t(0.975, df), from the standard tables; 1.96 in the limit.
     static const double table[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,

@@ -40,11 +40,19 @@ struct Summary {
     double hot_latency_mean_ns = 0, hot_latency_p95_ns = 0;  // per job, bytes-weighted
     double within_bound = 0;     // share of hot jobs with all hot memory inside their bound
     size_t violations = 0;
+    // Over the jobs that every compared policy ran (see common_jobs): a policy that fails the
+    // hardest jobs must not look better for it.
+    size_t common_jobs = 0;
+    double common_wait_mean_s = 0, common_bounded_slowdown = 0;
 };
 
 constexpr double kSlowdownFloor = 10.0;  // seconds: bounded slowdown ignores shorter runs' noise
 
 Summary summarize(const SimResult &r);
+
+// Flags the jobs (by index) that ran in every one of `runs` (the same workload), and fills each
+// summary's common_* figures over those jobs. `summaries` is parallel to `runs`.
+void common_jobs(const std::vector<const SimResult *> &runs, std::vector<Summary *> summaries);
 
 // Mean of independent runs (seeds) and the half-width of its 95% confidence interval from
 // Student's t distribution with n-1 degrees of freedom (0 for a single run).

@@ -26,7 +26,8 @@ ratios() {  # JSON file: per figure, morpheus and the best baseline, with 95% in
     "$py" - "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-cols = [("bounded_slowdown_mean", "bsld", "x"), ("wait_mean_s", "wait mean", "s"),
+cols = [("bounded_slowdown_mean", "bsld", "x"), ("common_bounded_slowdown_mean", "bsld, common jobs", "x"),
+        ("wait_mean_s", "wait mean", "s"), ("common_wait_mean_s", "wait, common jobs", "s"),
         ("largest_tenth_wait_max_s", "big-job max wait", "s"), ("wait_max_s", "max wait", "s"),
         ("failed", "failed", "n"), ("killed", "killed", "n"), ("hot_latency_mean_ns", "hot lat mean", "ns"),
         ("hot_within_bound", "in bound", "%"), ("stretch_mean", "stretch", "x"), ("gpu_utilisation", "GPU busy", "%")]

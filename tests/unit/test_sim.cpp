@@ -220,7 +220,7 @@ void tree_best_fit_keeps_a_job_in_one_pod(void **) {
     assert_int_equal(run(m, "morpheus", jobs).jobs[1].pods, 1);
 }
 
-void a_job_that_can_never_fit_is_left_out(void **) {
+void a_job_no_policy_can_place_fails_for_all(void **) {
     ClusterModel m = tiny();
     // 300G hot per node within 200ns: no pod has that much near memory; the baselines ignore
     // the bound but 2 x 300G is still more than both blades' DRAM (512G).
@@ -248,6 +248,14 @@ void a_never_placeable_job_counts_as_failed(void **) {
         assert_int_equal(s.ran, keeps_bound ? 1 : 2);
         assert_int_equal(r.jobs[1].start, 0);
     }
+    // Over the jobs every policy ran: job 2 only, for morpheus and first-fit
+    // alike, though first-fit ran job 1 too.
+    SimResult mo = run(m, "morpheus", jobs), ff = run(m, "first-fit", jobs);
+    Summary sm = summarize(mo), sf = summarize(ff);
+    common_jobs({&mo, &ff}, {&sm, &sf});
+    assert_int_equal(sm.common_jobs, 1);
+    assert_int_equal(sf.common_jobs, 1);
+    assert_true(sm.common_bounded_slowdown == 1.0 && sf.common_bounded_slowdown == 1.0);  // no wait, 100 s as logged
 }
 
 // Slurm ends a job at its time limit: first-fit's far memory stretches 1000 s to 1400 s, past a
@@ -387,7 +395,7 @@ int main() {
         cmocka_unit_test(tree_best_fit_keeps_a_job_in_one_pod),
         cmocka_unit_test(slack_order_leaves_near_memory_to_tight_jobs),
         cmocka_unit_test(tree_nearest_takes_the_nearest_blade_and_strict_waits_for_the_bound),
-        cmocka_unit_test(a_job_that_can_never_fit_is_left_out),
+        cmocka_unit_test(a_job_no_policy_can_place_fails_for_all),
         cmocka_unit_test(a_never_placeable_job_counts_as_failed),
         cmocka_unit_test(a_job_is_killed_at_its_time_limit),
         cmocka_unit_test(backfill_reserves_the_heads_memory),
