@@ -212,6 +212,22 @@ std::string duration_interval(const Interval &i) {
     return s;
 }
 
+// Breaks a long line after "; " so a plot title stays inside the picture.
+std::string wrap(const std::string &text, size_t width) {
+    std::string out, line;
+    for (size_t from = 0; from < text.size();) {
+        size_t semi = text.find("; ", from);
+        std::string part = text.substr(from, semi == std::string::npos ? std::string::npos : semi + 2 - from);
+        if (!line.empty() && line.size() + part.size() > width) {
+            out += line + "\n";
+            line.clear();
+        }
+        line += part;
+        from = semi == std::string::npos ? text.size() : semi + 2;
+    }
+    return out + line;
+}
+
 std::vector<std::string> split_list(const std::string &list) {
     std::vector<std::string> out;
     for (size_t from = 0; from <= list.size();) {
@@ -498,8 +514,8 @@ int cmd_simulate(int argc, char **argv) {
     }
     if (!plot_path.empty())
         plot_utilisation(plot_path,
-                         "morpheus simulate: " + trace.source + " on " + f.source + "\n" + describe(model, cluster) +
-                             "\n" + sensitivity + "; " + scheduler + "; seed " + std::to_string(first_seed),
+                         "morpheus simulate: " + trace.source + " on " + f.source + "\n" + scheduler + "; seed " +
+                             std::to_string(first_seed) + "\n" + wrap(describe(model, cluster) + "; " + sensitivity, 110),
                          plotted);
     return broken ? kInputError : kOk;
 }

@@ -53,11 +53,11 @@ void plot_utilisation(const std::string &path, const std::string &title,
     for (size_t i = 0; i < runs.size(); ++i) {
         files.push_back(std::string(dir) + "/run" + std::to_string(i) + ".dat");
         std::ofstream out(files.back());
-        // Time-averaged over windows of about 1% of the run: the samples are instants, and one
-        // line per policy must stay readable over months of trace.
+        // Time-averaged over windows of about 2.5% of the run: the samples are instants, and
+        // one line per policy must stay readable over months of trace.
         out << "# hours(mid-window) gpus hot cold stranded queued, window means\n";
         const auto &tl = runs[i].timeline;
-        const size_t window = std::max<size_t>(1, tl.size() / 100);
+        const size_t window = std::max<size_t>(1, tl.size() / 40);
         for (size_t from = 0; from < tl.size(); from += window) {
             size_t to = std::min(tl.size(), from + window);
             double g = 0, h = 0, c = 0, st = 0, q = 0, n = static_cast<double>(to - from);
@@ -79,7 +79,7 @@ void plot_utilisation(const std::string &path, const std::string &title,
         gp << "set terminal " << terminal << "\n"
            << "set output " << gnuplot_string(path) << "\n"
            << "set multiplot layout 2,1 title " << gnuplot_string(title) << " font ',11'\n"
-           << "set grid\nset key outside right\nset yrange [0:100]\nset ylabel 'GPUs busy (%, window mean)'\n";
+           << "set grid\nset key outside right\nset yrange [0:100]\nset ylabel 'GPUs busy (%)'\n";
         auto series = [&](int column) {
             for (size_t i = 0; i < runs.size(); ++i)
                 gp << (i ? ", " : "plot ") << gnuplot_string(files[i]) << " using 1:" << column
@@ -87,7 +87,7 @@ void plot_utilisation(const std::string &path, const std::string &title,
             gp << "\n";
         };
         series(2);
-        gp << "set xlabel 'time since first submit (hours)'\nset ylabel 'hot memory reserved (% of DRAM, window mean)'\n";
+        gp << "set xlabel 'time since first submit (hours); each point: the mean over 1/40 of the run'\nset ylabel 'hot memory (% of DRAM)'\n";
         series(3);
         gp << "unset multiplot\n";
     }
