@@ -43,12 +43,26 @@ void usage(FILE *out) {
         "      --tight-share F       share of jobs asking for --tight-bound (default 0.25)\n"
         "      --tight-bound T       (default 250ns)\n"
         "      --seed S              seed of every draw (default 1)\n"
-        "slowdown model: run time x (1 + alpha x max(0, L - local) / local), L the hot memory's latency\n"
-        "      --alpha F             (default 0.2)\n"
+        "      --limit-factor F      time limit of a record without a requested time: run time x F\n"
+        "                            (default 2); a job that runs (stretched) past its limit is killed\n"
+        "      --seeds N             replay with N seeds (--seed, --seed+1, ...: memory, bounds and\n"
+        "                            sensitivity drawn anew); figures are means with 95%% t-intervals\n"
+        "      --pool-sizes LIST     comma-separated factors on every blade's capacity (e.g. 0.5,1,2);\n"
+        "                            the same jobs for every size (default 1)\n"
+        "slowdown model: run time x (1 + alpha_j x max(0, L - local) / local), L the job's hot memory\n"
+        "latency (bytes-weighted), alpha_j its latency sensitivity, drawn per job from a mixture fitted\n"
+        "to Pond (Li et al., ASPLOS'23: with all memory at CXL latency, local + 70-90ns, 20-40%% of 158\n"
+        "workloads slow by under 5%%, about a quarter by over 25%%): alpha 0, 0.05, 0.15, 0.35 with\n"
+        "weights 30%%, 25%%, 20%%, 25%%. Melody (Liu et al., ASPLOS'25: 265 workloads, 4 CXL devices,\n"
+        "140-410ns) finds the same spread, growing with latency.\n"
+        "      --alpha F             one sensitivity for every job instead (0: latency does not matter)\n"
         "      --local-latency T     latency the trace's runs had (default 100ns)\n"
         "scheduling:\n"
-        "      --policy LIST         comma-separated, of morpheus, first-fit, tree-best-fit (default all)\n"
-        "      --backfill            EASY backfill (default: strict FCFS)\n"
+        "      --policy LIST         comma-separated, of morpheus, first-fit, tree-best-fit, tree-nearest,\n"
+        "                            tree-nearest-strict (default all)\n"
+        "      --scheduler S         easy (default, as Slurm's sched/backfill: EASY backfill whose head\n"
+        "                            reservation waits for its nodes and its memory) or fcfs\n"
+        "      --backfill            the same as --scheduler easy\n"
         "      --check               audit ledger and node books at every event (slow at scale)\n"
         "output:\n"
         "      --json                JSON for programs\n"
@@ -116,31 +130,113 @@ private:
     int last_ = -1;
 };
 
-json_t *summary_json(const Summary &s) {
+// Every figure of a Summary by name, for the JSON and the intervals over seeds.
+struct Metric {
+    const char *name;
+    double (*get)(const Summary &);
+};
+const std::vector<Metric> &metrics() {
+    static const std::vector<Metric> m{
+        {"ran", [](const Summary &s) { return double(s.ran); }},
+        {"failed", [](const Summary &s) { return double(s.rejected); }},
+        {"killed", [](const Summary &s) { return double(s.killed); }},
+        {"spread_over_pods", [](const Summary &s) { return double(s.spread); }},
+        {"makespan_s", [](const Summary &s) { return s.makespan_s; }},
+        {"gpu_utilisation", [](const Summary &s) { return s.gpu_util; }},
+        {"gpu_useful_utilisation", [](const Summary &s) { return s.gpu_useful; }},
+        {"hot_utilisation", [](const Summary &s) { return s.hot_util; }},
+        {"cold_utilisation", [](const Summary &s) { return s.cold_util; }},
+        {"stranded_dram", [](const Summary &s) { return s.stranded; }},
+        {"wait_mean_s", [](const Summary &s) { return s.wait_mean_s; }},
+        {"wait_p95_s", [](const Summary &s) { return s.wait_p95_s; }},
+        {"wait_max_s", [](const Summary &s) { return s.wait_max_s; }},
+        {"largest_tenth_wait_max_s", [](const Summary &s) { return s.large_wait_max_s; }},
+        {"bounded_slowdown_mean", [](const Summary &s) { return s.bounded_slowdown; }},
+        {"stretch_mean", [](const Summary &s) { return s.stretch_mean; }},
+        {"hot_jobs", [](const Summary &s) { return double(s.hot_jobs); }},
+        {"hot_latency_mean_ns", [](const Summary &s) { return s.hot_latency_mean_ns; }},
+        {"hot_latency_p95_ns", [](const Summary &s) { return s.hot_latency_p95_ns; }},
+        {"hot_within_bound", [](const Summary &s) { return s.within_bound; }},
+        {"violations", [](const Summary &s) { return double(s.violations); }},
+        {"common_jobs", [](const Summary &s) { return double(s.common_jobs); }},
+        {"common_wait_mean_s", [](const Summary &s) { return s.common_wait_mean_s; }},
+        {"common_bounded_slowdown_mean", [](const Summary &s) { return s.common_bounded_slowdown; }},
+    };
+    return m;
+}
+
+Interval over_seeds(const std::vector<Summary> &runs, double (*get)(const Summary &)) {
+    std::vector<double> v;
+    for (const Summary &s : runs) v.push_back(get(s));
+    return t_interval(v);
+}
+
+// One policy at one pool size over every seed: the mean and 95% interval of each figure.
+json_t *policy_json(const std::vector<Summary> &runs) {
     json_t *o = json_object();
-    auto num = [&](const char *k, double v) { json_object_set_new(o, k, json_real(v)); };
-    auto count = [&](const char *k, size_t v) { json_object_set_new(o, k, json_integer(static_cast<json_int_t>(v))); };
-    json_object_set_new(o, "policy", json_string(s.policy.c_str()));
-    count("jobs", s.jobs);
-    count("ran", s.ran);
-    count("rejected", s.rejected);
-    count("spread_over_pods", s.spread);
-    num("makespan_s", s.makespan_s);
-    num("gpu_utilisation", s.gpu_util);
-    num("gpu_useful_utilisation", s.gpu_useful);
-    num("hot_utilisation", s.hot_util);
-    num("cold_utilisation", s.cold_util);
-    num("stranded_dram", s.stranded);
-    num("wait_mean_s", s.wait_mean_s);
-    num("wait_p95_s", s.wait_p95_s);
-    num("bounded_slowdown_mean", s.bounded_slowdown);
-    num("stretch_mean", s.stretch_mean);
-    count("hot_jobs", s.hot_jobs);
-    num("hot_latency_mean_ns", s.hot_latency_mean_ns);
-    num("hot_latency_p95_ns", s.hot_latency_p95_ns);
-    num("hot_within_bound", s.within_bound);
-    count("violations", s.violations);
+    json_object_set_new(o, "policy", json_string(runs.front().policy.c_str()));
+    json_object_set_new(o, "seeds", json_integer(static_cast<json_int_t>(runs.size())));
+    for (const Metric &m : metrics()) {
+        Interval i = over_seeds(runs, m.get);
+        json_object_set_new(o, m.name, json_real(i.mean));
+        json_object_set_new(o, (std::string(m.name) + "_ci95").c_str(), json_real(i.half));
+    }
+    json_t *classes = json_array();
+    for (size_t k = 0; k < kSizeClassMin.size(); ++k) {
+        std::vector<double> mean, max, jobs;
+        for (const Summary &s : runs) {
+            mean.push_back(s.size_classes[k].wait_mean_s);
+            max.push_back(s.size_classes[k].wait_max_s);
+            jobs.push_back(static_cast<double>(s.size_classes[k].jobs));
+        }
+        json_t *c = json_object();
+        json_object_set_new(c, "nodes", json_string(kSizeClassName[k]));
+        json_object_set_new(c, "jobs", json_real(t_interval(jobs).mean));
+        json_object_set_new(c, "wait_mean_s", json_real(t_interval(mean).mean));
+        json_object_set_new(c, "wait_max_s", json_real(t_interval(max).mean));
+        json_array_append_new(classes, c);
+    }
+    json_object_set_new(o, "size_classes", classes);
     return o;
+}
+
+// "12.34 ±0.56" (the interval only with several seeds).
+std::string with_interval(const Interval &i, int digits) {
+    std::string s = fixed(i.mean, digits);
+    if (i.n > 1) s += " ±" + fixed(i.half, digits);
+    return s;
+}
+std::string duration_interval(const Interval &i) {
+    std::string s = duration(i.mean);
+    if (i.n > 1) s += " ±" + duration(i.half);
+    return s;
+}
+
+// Breaks a long line after "; " so a plot title stays inside the picture.
+std::string wrap(const std::string &text, size_t width) {
+    std::string out, line;
+    for (size_t from = 0; from < text.size();) {
+        size_t semi = text.find("; ", from);
+        std::string part = text.substr(from, semi == std::string::npos ? std::string::npos : semi + 2 - from);
+        if (!line.empty() && line.size() + part.size() > width) {
+            out += line + "\n";
+            line.clear();
+        }
+        line += part;
+        from = semi == std::string::npos ? text.size() : semi + 2;
+    }
+    return out + line;
+}
+
+std::vector<std::string> split_list(const std::string &list) {
+    std::vector<std::string> out;
+    for (size_t from = 0; from <= list.size();) {
+        size_t comma = list.find(',', from);
+        if (comma == std::string::npos) comma = list.size();
+        out.push_back(list.substr(from, comma - from));
+        from = comma + 1;
+    }
+    return out;
 }
 
 }  // namespace
@@ -150,13 +246,14 @@ int cmd_simulate(int argc, char **argv) {
     JobModel model;
     SimOptions opt;
     SyntheticParams synth;
-    std::string trace_path, plot_path, policies = "morpheus,first-fit,tree-best-fit";
-    size_t synthetic = 0, limit = 0;
+    std::string trace_path, plot_path, pool_list = "1",
+                policies = "morpheus,first-fit,tree-best-fit,tree-nearest,tree-nearest-strict";
+    size_t synthetic = 0, limit = 0, seeds = 1;
     uint64_t max_job_procs = 0;
     bool json = false, progress = true;
     enum { kTrace = 1000, kSynthetic, kLoad, kMaxJob, kLimit, kGpusPerProc, kMemMin, kMemMax, kMemScale, kHot,
            kBound, kTightShare, kTightBound, kSeed, kAlpha, kLocal, kPolicy, kBackfill, kCheck, kJson, kPlot,
-           kNoProgress };
+           kNoProgress, kScheduler, kSeeds, kPoolSizes, kLimitFactor };
     static const option longopts[] = {
         {"conf", required_argument, nullptr, 'c'},      {"trace", required_argument, nullptr, kTrace},
         {"synthetic", required_argument, nullptr, kSynthetic}, {"load", required_argument, nullptr, kLoad},
@@ -170,6 +267,9 @@ int cmd_simulate(int argc, char **argv) {
         {"policy", required_argument, nullptr, kPolicy}, {"backfill", no_argument, nullptr, kBackfill},
         {"check", no_argument, nullptr, kCheck},        {"json", no_argument, nullptr, kJson},
         {"plot", required_argument, nullptr, kPlot},    {"no-progress", no_argument, nullptr, kNoProgress},
+        {"scheduler", required_argument, nullptr, kScheduler}, {"seeds", required_argument, nullptr, kSeeds},
+        {"pool-sizes", required_argument, nullptr, kPoolSizes},
+        {"limit-factor", required_argument, nullptr, kLimitFactor},
         {"help", no_argument, nullptr, 'h'},            {nullptr, 0, nullptr, 0}};
     optind = 1;
     int c;
@@ -190,10 +290,22 @@ int cmd_simulate(int argc, char **argv) {
         case kTightShare: model.tight_share = parse_number(optarg, "--tight-share", 0, 1); break;
         case kTightBound: model.tight_bound_ns = parse_latency(optarg, "--tight-bound"); break;
         case kSeed: model.seed = synth.seed = static_cast<uint64_t>(parse_number(optarg, "--seed", 0, 1e18)); break;
+        case kSeeds: seeds = static_cast<size_t>(parse_number(optarg, "--seeds", 1, 1000)); break;
         case kAlpha: opt.slowdown.alpha = parse_number(optarg, "--alpha", 0, 100); break;
         case kLocal: opt.slowdown.local_ns = static_cast<double>(parse_latency(optarg, "--local-latency")); break;
+        case kLimitFactor: model.limit_factor = parse_number(optarg, "--limit-factor", 1, 1000); break;
+        case kPoolSizes: pool_list = optarg; break;
         case kPolicy: policies = optarg; break;
         case kBackfill: opt.backfill = true; break;
+        case kScheduler:
+            if (std::strcmp(optarg, "easy") == 0)
+                opt.backfill = true;
+            else if (std::strcmp(optarg, "fcfs") == 0)
+                opt.backfill = false;
+            else
+                throw InputError("", "--scheduler", std::string("unknown scheduler \"") + optarg + "\"",
+                                 "use easy (EASY backfill, as Slurm) or fcfs");
+            break;
         case kCheck: opt.check_invariants = true; break;
         case kJson: json = true; break;
         case kPlot: plot_path = optarg; break;
@@ -210,16 +322,13 @@ int cmd_simulate(int argc, char **argv) {
         throw InputError("", "--mem-min", "must be positive and at most --mem-max");
     if (!plot_path.empty()) check_plot_path(plot_path);
     if (opt.slowdown.local_ns <= 0) throw InputError("", "--local-latency", "must be positive", "e.g. 100ns");
+    std::vector<double> pool_sizes;
+    for (const std::string &p : split_list(pool_list)) pool_sizes.push_back(parse_number(p.c_str(), "--pool-sizes", 0.01, 1000));
     take_positional_sources(s, std::vector<std::string>(argv + optind, argv + argc));
 
     // Every policy is made before the replay starts, so a typo fails at once.
     std::vector<std::unique_ptr<PlacementPolicy>> chosen;
-    for (size_t from = 0; from <= policies.size();) {
-        size_t comma = policies.find(',', from);
-        if (comma == std::string::npos) comma = policies.size();
-        chosen.push_back(make_policy(policies.substr(from, comma - from)));
-        from = comma + 1;
-    }
+    for (const std::string &name : split_list(policies)) chosen.push_back(make_policy(name));
 
     ClusterModel cluster = load_model(s);
     const Fabric &f = cluster.fabric();
@@ -237,81 +346,178 @@ int cmd_simulate(int argc, char **argv) {
         trace = read_swf(trace_path);
     }
     if (limit && trace.jobs.size() > limit) trace.jobs.resize(limit);
-    std::vector<SimJob> all_jobs = model_jobs(trace, model, cluster);
-    std::vector<PlacementPolicy *> raw;
-    for (auto &p : chosen) raw.push_back(p.get());
-    std::vector<size_t> never;
-    std::vector<SimJob> jobs = placeable_by_all(cluster, raw, all_jobs, &never);
-    std::string left_out;
-    for (size_t i = 0; i < chosen.size(); ++i)
-        if (never[i]) left_out += (left_out.empty() ? "" : ", ") + std::to_string(never[i]) + " by " + chosen[i]->name();
 
+    // summaries[pool][policy][seed]; the plot shows the first pool size and seed.
     ProgressBar bar(progress);
-    std::vector<SimResult> runs;
-    std::vector<Summary> summaries;
-    for (auto &policy : chosen) {
-        bar.start(policy->name());
-        opt.progress = [&](size_t done, size_t total) { bar.update(done, total); };
-        runs.push_back(simulate(cluster, *policy, jobs, opt));
-        bar.finish();
-        summaries.push_back(summarize(runs.back()));
-        for (const std::string &v : runs.back().violations)
-            std::fprintf(stderr, "morpheus simulate: %s: conservation broken: %s\n", policy->name(), v.c_str());
+    std::vector<std::vector<std::vector<Summary>>> summaries(pool_sizes.size(),
+                                                             std::vector<std::vector<Summary>>(chosen.size()));
+    std::vector<SimResult> plotted;
+    const uint64_t first_seed = model.seed;
+    bool broken = false;
+    for (size_t ps = 0; ps < pool_sizes.size(); ++ps) {
+        Inventory inv = cluster.inventory();
+        for (BladeStock &b : inv.blades)
+            for (uint64_t &cap : b.capacity)
+                cap = static_cast<uint64_t>(std::llround(static_cast<double>(cap) * pool_sizes[ps]));
+        const ClusterModel sized = cluster.with_inventory(std::move(inv));
+        for (size_t k = 0; k < seeds; ++k) {
+            JobModel jm = model;
+            jm.seed = first_seed + k;
+            const std::vector<SimJob> jobs = model_jobs(trace, jm, sized);
+            std::vector<SimResult> results;
+            for (size_t p = 0; p < chosen.size(); ++p) {
+                bar.start(chosen[p]->name());
+                opt.progress = [&](size_t done, size_t total) { bar.update(done, total); };
+                SimResult r = simulate(sized, *chosen[p], jobs, opt);
+                bar.finish();
+                for (const std::string &v : r.violations) {
+                    std::fprintf(stderr, "morpheus simulate: %s: conservation broken: %s\n", chosen[p]->name(), v.c_str());
+                    broken = true;
+                }
+                summaries[ps][p].push_back(summarize(r));
+                results.push_back(std::move(r));
+            }
+            std::vector<const SimResult *> rs;
+            std::vector<Summary *> ss;
+            for (size_t p = 0; p < chosen.size(); ++p) {
+                rs.push_back(&results[p]);
+                ss.push_back(&summaries[ps][p].back());
+            }
+            common_jobs(rs, ss);
+            if (ps == 0 && k == 0 && !plot_path.empty()) plotted = std::move(results);
+        }
     }
 
-    const std::string what = trace.source + " (" + std::to_string(jobs.size()) + " jobs replayed; " +
-                             std::to_string(trace.skipped) + " records without run time or size skipped; " +
-                             std::to_string(all_jobs.size() - jobs.size()) + " left out as never placeable" +
-                             (left_out.empty() ? "" : " (" + left_out + ")") + ")";
+    const std::string scheduler = opt.backfill ? "EASY backfill (memory-aware head reservation)" : "FCFS";
+    const std::string sensitivity =
+        opt.slowdown.alpha >= 0 ? "alpha " + fixed(opt.slowdown.alpha, 2) + " for every job"
+                                : "alpha per job from Pond's mix (0/0.05/0.15/0.35 at 30/25/20/25%)";
+    const size_t total_jobs = summaries[0][0][0].jobs;
     if (json) {
         json_t *root = json_object();
         json_object_set_new(root, "trace", json_string(trace.source.c_str()));
-        json_object_set_new(root, "jobs", json_integer(static_cast<json_int_t>(jobs.size())));
+        json_object_set_new(root, "jobs", json_integer(static_cast<json_int_t>(total_jobs)));
         json_object_set_new(root, "skipped_records", json_integer(static_cast<json_int_t>(trace.skipped)));
-        json_object_set_new(root, "never_placeable", json_integer(static_cast<json_int_t>(all_jobs.size() - jobs.size())));
-        json_t *by = json_object();
-        for (size_t i = 0; i < chosen.size(); ++i)
-            json_object_set_new(by, chosen[i]->name(), json_integer(static_cast<json_int_t>(never[i])));
-        json_object_set_new(root, "never_placeable_by", by);
         json_object_set_new(root, "fabric", json_string(f.source.c_str()));
         json_object_set_new(root, "job_model", json_string(describe(model, cluster).c_str()));
-        json_object_set_new(root, "alpha", json_real(opt.slowdown.alpha));
+        json_object_set_new(root, "sensitivity", json_string(sensitivity.c_str()));
+        json_object_set_new(root, "alpha", opt.slowdown.alpha >= 0 ? json_real(opt.slowdown.alpha) : json_null());
         json_object_set_new(root, "local_latency_ns", json_real(opt.slowdown.local_ns));
-        json_object_set_new(root, "scheduler", json_string(opt.backfill ? "fcfs+easy" : "fcfs"));
-        json_t *arr = json_array();
-        for (const Summary &x : summaries) json_array_append_new(arr, summary_json(x));
-        json_object_set_new(root, "policies", arr);
+        json_object_set_new(root, "scheduler", json_string(opt.backfill ? "easy" : "fcfs"));
+        json_object_set_new(root, "seeds", json_integer(static_cast<json_int_t>(seeds)));
+        json_t *sizes = json_array();
+        for (size_t ps = 0; ps < pool_sizes.size(); ++ps) {
+            json_t *one = json_object();
+            json_object_set_new(one, "pool_scale", json_real(pool_sizes[ps]));
+            json_t *arr = json_array();
+            for (const auto &runs : summaries[ps]) json_array_append_new(arr, policy_json(runs));
+            json_object_set_new(one, "policies", arr);
+            json_array_append_new(sizes, one);
+        }
+        json_object_set_new(root, "pool_sizes", sizes);
         char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
         std::printf("%s\n", text);
         std::free(text);
         json_decref(root);
     } else {
-        std::printf("trace: %s\n", what.c_str());
+        std::printf("trace: %s (%zu jobs, the same for every policy and pool size; %zu records without run time or size skipped)\n",
+                    trace.source.c_str(), total_jobs, trace.skipped);
         std::printf("fabric: %s: %zu pods, %zu nodes, %u GPUs, %zu blades\n", f.source.c_str(), f.pods.size(),
                     f.node_names.size(), f.gpu_count(), f.blades.size());
         std::printf("model: %s\n", describe(model, cluster).c_str());
-        std::printf("slowdown: alpha %.2f over %s local; scheduler: %s\n\n", opt.slowdown.alpha,
-                    format_latency(static_cast<uint64_t>(opt.slowdown.local_ns)).c_str(),
-                    opt.backfill ? "FCFS + EASY backfill" : "FCFS");
-        Table t({"POLICY", "RAN", "GPU", "GPU_USEFUL", "HOT", "COLD", "STRANDED", "WAIT", "WAIT_P95", "BSLD", "STRETCH", "HOT_LAT",
-                 "LAT_P95", "IN_BOUND", "MAKESPAN"});
-        for (const Summary &x : summaries)
-            t.add({x.policy, std::to_string(x.ran), percent(x.gpu_util), percent(x.gpu_useful), percent(x.hot_util), percent(x.cold_util),
-                   percent(x.stranded), duration(x.wait_mean_s), duration(x.wait_p95_s), fixed(x.bounded_slowdown, 2),
-                   fixed(x.stretch_mean, 3), format_latency(static_cast<uint64_t>(std::lround(x.hot_latency_mean_ns))),
-                   format_latency(static_cast<uint64_t>(std::lround(x.hot_latency_p95_ns))), percent(x.within_bound),
-                   duration(x.makespan_s)});
-        std::fputs(t.render().c_str(), stdout);
-        std::printf("\nGPU: GPUs allocated, time-averaged; GPU_USEFUL: the same for the runs as logged (stretch removed);\n"
-                    "HOT/COLD: hot memory over DRAM, cold over PMEM capacity; STRANDED: free DRAM no free node reaches\n"
-                    "within the default bound; BSLD: bounded slowdown (10 s); STRETCH: run time as run / as logged;\n"
-                    "HOT_LAT: bytes-weighted per job. Jobs some policy could never place, even on an empty cluster\n"
-                    "(morpheus: no pod has that much hot memory inside the bound), are left out for all of them.\n");
+        std::printf("slowdown: %s, over %s local; scheduler: %s; seeds: %zu%s\n", sensitivity.c_str(),
+                    format_latency(static_cast<uint64_t>(opt.slowdown.local_ns)).c_str(), scheduler.c_str(), seeds,
+                    seeds > 1 ? " (mean ±95% t-interval)" : "");
+        for (size_t ps = 0; ps < pool_sizes.size(); ++ps) {
+            std::printf("\npool size x%s:\n", fixed(pool_sizes[ps], 2).c_str());
+            Table t({"POLICY", "RAN", "FAILED", "KILLED", "GPU", "HOT", "STRANDED", "WAIT", "WAIT_MAX", "BIG_WAIT_MAX",
+                     "BSLD", "STRETCH", "HOT_LAT", "IN_BOUND"});
+            for (const auto &runs : summaries[ps]) {
+                auto iv = [&](double (*get)(const Summary &)) { return over_seeds(runs, get); };
+                t.add({runs.front().policy, fixed(iv(metrics()[0].get).mean, 0), fixed(iv(metrics()[1].get).mean, 0),
+                       fixed(iv(metrics()[2].get).mean, 0), percent(iv([](const Summary &x) { return x.gpu_util; }).mean),
+                       percent(iv([](const Summary &x) { return x.hot_util; }).mean),
+                       percent(iv([](const Summary &x) { return x.stranded; }).mean),
+                       duration_interval(iv([](const Summary &x) { return x.wait_mean_s; })),
+                       duration(iv([](const Summary &x) { return x.wait_max_s; }).mean),
+                       duration_interval(iv([](const Summary &x) { return x.large_wait_max_s; })),
+                       with_interval(iv([](const Summary &x) { return x.bounded_slowdown; }), 2),
+                       fixed(iv([](const Summary &x) { return x.stretch_mean; }).mean, 3),
+                       format_latency(static_cast<uint64_t>(std::lround(iv([](const Summary &x) { return x.hot_latency_mean_ns; }).mean))),
+                       percent(iv([](const Summary &x) { return x.within_bound; }).mean)});
+            }
+            std::fputs(t.render().c_str(), stdout);
+            Table w({"POLICY", "WAIT 1 NODE", "2-4", "5-16", "17+"});
+            for (const auto &runs : summaries[ps]) {
+                std::vector<std::string> row{runs.front().policy};
+                for (size_t k = 0; k < kSizeClassMin.size(); ++k) {
+                    std::vector<double> mean, max;
+                    size_t jobs = 0;
+                    for (const Summary &x : runs) {
+                        mean.push_back(x.size_classes[k].wait_mean_s);
+                        max.push_back(x.size_classes[k].wait_max_s);
+                        jobs += x.size_classes[k].jobs;
+                    }
+                    row.push_back(jobs ? duration(t_interval(mean).mean) + " (max " + duration(t_interval(max).mean) + ")"
+                                       : "-");
+                }
+                w.add(row);
+            }
+            std::printf("\nwait by job size (nodes), mean (max):\n");
+            std::fputs(w.render().c_str(), stdout);
+            // The headline: morpheus against the best baseline for each figure, never one baseline.
+            size_t me = chosen.size();
+            for (size_t p = 0; p < chosen.size(); ++p)
+                if (std::strcmp(chosen[p]->name(), "morpheus") == 0) me = p;
+            if (me < chosen.size() && chosen.size() > 1) {
+                std::printf("\nmorpheus against the best baseline for each figure (lower is better):\n");
+                struct Figure {
+                    const char *name;
+                    double (*get)(const Summary &);
+                    bool time;
+                    int digits;
+                };
+                const Figure figures[] = {{"BSLD", [](const Summary &x) { return x.bounded_slowdown; }, false, 2},
+                                          {"BSLD_COMMON", [](const Summary &x) { return x.common_bounded_slowdown; }, false, 2},
+                                          {"WAIT_COMMON", [](const Summary &x) { return x.common_wait_mean_s; }, true, 0},
+                                          {"WAIT", [](const Summary &x) { return x.wait_mean_s; }, true, 0},
+                                          {"BIG_WAIT_MAX", [](const Summary &x) { return x.large_wait_max_s; }, true, 0},
+                                          {"FAILED", [](const Summary &x) { return double(x.rejected); }, false, 1},
+                                          {"KILLED", [](const Summary &x) { return double(x.killed); }, false, 1}};
+                for (const Figure &fig : figures) {
+                    Interval mine = over_seeds(summaries[ps][me], fig.get);
+                    size_t best = chosen.size();
+                    Interval theirs;
+                    for (size_t p = 0; p < chosen.size(); ++p) {
+                        if (p == me) continue;
+                        Interval x = over_seeds(summaries[ps][p], fig.get);
+                        if (best == chosen.size() || x.mean < theirs.mean) {
+                            best = p;
+                            theirs = x;
+                        }
+                    }
+                    auto show = [&](const Interval &x) { return fig.time ? duration_interval(x) : with_interval(x, fig.digits); };
+                    std::string change = theirs.mean > 0 ? fixed(100 * (mine.mean - theirs.mean) / theirs.mean, 1) + "%"
+                                                         : (mine.mean > 0 ? "worse" : "equal");
+                    std::printf("  %-13s morpheus %s, best baseline %s (%s): %s\n", fig.name, show(mine).c_str(),
+                                show(theirs).c_str(), chosen[best]->name(), change.c_str());
+                }
+            }
+        }
+        std::printf("\nFAILED: never placeable by that policy, even on an empty cluster (morpheus, -strict: no pod\n"
+                    "has that much hot memory inside the bound); KILLED: ran past the time limit, stretched;\n"
+                    "GPU: GPUs allocated, time-averaged; HOT: hot memory over DRAM; STRANDED: free DRAM no free node\n"
+                    "reaches within the default bound; WAIT_MAX: longest wait; BIG_WAIT_MAX: longest wait of the\n"
+                    "largest 10%% of jobs (by nodes); BSLD: bounded slowdown (10 s); STRETCH: run time as run / as\n"
+                    "logged; HOT_LAT: bytes-weighted per job; *_COMMON: over the jobs every policy ran (a policy\n"
+                    "that fails the hardest jobs gains nothing by it there).\n");
     }
-    if (!plot_path.empty()) plot_utilisation(plot_path, "morpheus simulate: " + trace.source, runs);
-    for (const Summary &x : summaries)
-        if (x.violations) return kInputError;
-    return kOk;
+    if (!plot_path.empty())
+        plot_utilisation(plot_path,
+                         "morpheus simulate: " + trace.source + " on " + f.source + "\n" + scheduler + "; seed " +
+                             std::to_string(first_seed) + "\n" + wrap(describe(model, cluster) + "; " + sensitivity, 110),
+                         plotted);
+    return broken ? kInputError : kOk;
 }
 
 }  // namespace morpheus::cli

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,10 @@ bool ends_with(const std::string &s, const char *suffix) {
 std::string gnuplot_string(const std::string &s) {
     std::string out = "\"";
     for (char c : s) {
+        if (c == '\n') {  // a line break in a title
+            out += "\\n";
+            continue;
+        }
         if (c == '"' || c == '\\') out += '\\';
         out += c;
     }
@@ -48,26 +53,41 @@ void plot_utilisation(const std::string &path, const std::string &title,
     for (size_t i = 0; i < runs.size(); ++i) {
         files.push_back(std::string(dir) + "/run" + std::to_string(i) + ".dat");
         std::ofstream out(files.back());
-        out << "# hours gpus hot cold stranded queued\n";
-        for (const auto &s : runs[i].timeline)
-            out << static_cast<double>(s.time - runs[i].first_submit) / 3600.0 << ' ' << 100 * s.gpus << ' '
-                << 100 * s.hot << ' ' << 100 * s.cold << ' ' << 100 * s.stranded << ' ' << s.queued << '\n';
+        // Time-averaged over windows of about 2.5% of the run: the samples are instants, and
+        // one line per policy must stay readable over months of trace.
+        out << "# hours(mid-window) gpus hot cold stranded queued, window means\n";
+        const auto &tl = runs[i].timeline;
+        const size_t window = std::max<size_t>(1, tl.size() / 40);
+        for (size_t from = 0; from < tl.size(); from += window) {
+            size_t to = std::min(tl.size(), from + window);
+            double g = 0, h = 0, c = 0, st = 0, q = 0, n = static_cast<double>(to - from);
+            for (size_t k = from; k < to; ++k) {
+                g += tl[k].gpus;
+                h += tl[k].hot;
+                c += tl[k].cold;
+                st += tl[k].stranded;
+                q += static_cast<double>(tl[k].queued);
+            }
+            double mid = static_cast<double>(tl[from].time + tl[to - 1].time) / 2 - static_cast<double>(runs[i].first_submit);
+            out << mid / 3600.0 << ' ' << 100 * g / n << ' ' << 100 * h / n << ' ' << 100 * c / n << ' '
+                << 100 * st / n << ' ' << q / n << '\n';
+        }
     }
     std::string script_path = std::string(dir) + "/plot.gp";
     {
         std::ofstream gp(script_path);
         gp << "set terminal " << terminal << "\n"
            << "set output " << gnuplot_string(path) << "\n"
-           << "set multiplot layout 2,1 title " << gnuplot_string(title) << "\n"
+           << "set multiplot layout 2,1 title " << gnuplot_string(title) << " font ',11'\n"
            << "set grid\nset key outside right\nset yrange [0:100]\nset ylabel 'GPUs busy (%)'\n";
         auto series = [&](int column) {
             for (size_t i = 0; i < runs.size(); ++i)
                 gp << (i ? ", " : "plot ") << gnuplot_string(files[i]) << " using 1:" << column
-                   << " with steps lw 1.5 title " << gnuplot_string(runs[i].policy);
+                   << " with lines lw 1.5 title " << gnuplot_string(runs[i].policy);
             gp << "\n";
         };
         series(2);
-        gp << "set xlabel 'time since first submit (hours)'\nset ylabel 'hot memory reserved (% of DRAM)'\n";
+        gp << "set xlabel 'time since first submit (hours); each point: the mean over 1/40 of the run'\nset ylabel 'hot memory (% of DRAM)'\n";
         series(3);
         gp << "unset multiplot\n";
     }

@@ -22,9 +22,16 @@ struct Weights {
     double cold_pressure = 1.0;  // keep cold memory off blades that many pods need for hot
 };
 
+// The order of the blades inside the bound that a pod share's hot memory takes (morpheus.conf
+// HotBladeOrder=): nearest first, or by slack: farthest first while still inside the job's own
+// bound, so a loose-bound job leaves the near memory that tighter jobs cannot do without.
+enum class HotBladeOrder : uint8_t { Nearest, Slack };
+const char *hot_blade_order_name(HotBladeOrder o);
+
 struct PlacementSettings {
     Weights weights;
     uint64_t default_hot_latency_ns = 500;
+    HotBladeOrder hot_blade_order = HotBladeOrder::Nearest;
 };
 
 class ClusterModel {

@@ -93,7 +93,15 @@ Config parse_config(const std::string &text, const std::string &name) {
                 c.placement.weights.load = parse_weight(value, name, where, key);
             else if (k == "weightcoldpressure")
                 c.placement.weights.cold_pressure = parse_weight(value, name, where, key);
-            else if (k == "bladefailurepolicy") {
+            else if (k == "hotbladeorder") {
+                std::string v = lower(value);
+                if (v == "nearest")
+                    c.placement.hot_blade_order = HotBladeOrder::Nearest;
+                else if (v == "slack")
+                    c.placement.hot_blade_order = HotBladeOrder::Slack;
+                else
+                    throw InputError(name, where, "HotBladeOrder=" + value + " is unknown", "use nearest or slack");
+            } else if (k == "bladefailurepolicy") {
                 std::string v = lower(value);
                 if (v == "requeue")
                     c.failure_policy = BladeFailurePolicy::Requeue;
@@ -131,7 +139,7 @@ Config parse_config(const std::string &text, const std::string &name) {
                 throw InputError(name, where, "unknown key \"" + key + "\"",
                                  "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, "
                                  "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
-                                 "BladeFailurePolicy, InventoryCheckInterval, StatusPort, StatusAddress");
+                                 "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, StatusPort, StatusAddress");
             }
         } catch (const InputError &e) {
             if (!e.file().empty()) throw;

@@ -89,6 +89,9 @@ std::string explain_text(const ClusterModel &m, const Request &req, const Decisi
     out += std::string("verdict: ") + verdict_name(d.verdict) + ": " + d.reason + "\n";
     if (d.verdict == Verdict::Placed) {
         const Placement &p = d.placement;
+        if (req.hot_per_node && m.settings().hot_blade_order == HotBladeOrder::Slack)
+            out += "  hot blades by slack (HotBladeOrder=slack): farthest first inside the bound, leaving near\n"
+                   "  memory to tighter jobs\n";
         for (const PodShare &s : p.pods)
             out += "  pod " + f.pods[s.pod].name + ": " + std::to_string(s.nodes) + " nodes\n";
         for (const Segment &g : p.segments) {

@@ -1,5 +1,6 @@
-// Pod ranking and blade choice. Hot memory: nearest first inside the bound, striped over
-// blades when one is not enough, busy blades avoided. Cold memory: blades fewest pods need for
+// Pod ranking and blade choice. Hot memory: nearest first inside the bound (or, with
+// HotBladeOrder=slack, farthest first inside it), striped over blades when one is not enough,
+// busy blades avoided. Cold memory: blades fewest pods need for
 // hot first, persistent memory before DRAM. Ties always break by index, so runs repeat exactly.
 #include "placement.hpp"
 
@@ -151,7 +152,16 @@ bool better(const PodAssessment &x, const PodAssessment &y) {
 }
 
 // Hot memory for one pod share: candidates inside the bound, cheapest first (latency relative
-// to the bound, plus load), striped until the need is met.
+// to the bound, or with HotBladeOrder=slack the slack left under it, plus load), striped until
+// the need is met.
+double hot_blade_cost(const ClusterModel &m, uint32_t blade, uint32_t lat, uint64_t bound) {
+    // In [0,1] inside the bound; a zero bound (refused in config, possible in a request built by
+    // hand) must not make a NaN cost.
+    const double near = bound ? static_cast<double>(lat) / static_cast<double>(bound) : 0.0;
+    const double order = m.settings().hot_blade_order == HotBladeOrder::Slack ? 1.0 - near : near;
+    return order + m.settings().weights.load * m.inventory().blades[blade].load;
+}
+
 bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare &share, uint64_t need,
               uint64_t bound, std::vector<Segment> &out) {
     if (need == 0) return true;
@@ -169,10 +179,7 @@ bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare
         if (lat > bound) break;
         uint64_t f = available(m, l, o, b, Tier::Dram);
         if (f == 0) continue;
-        cands.push_back({b, lat,
-                         (bound ? static_cast<double>(lat) / static_cast<double>(bound) : 0.0) +
-                             m.settings().weights.load * m.inventory().blades[b].load,
-                         static_cast<uint32_t>(cands.size())});
+        cands.push_back({b, lat, hot_blade_cost(m, b, lat, bound), static_cast<uint32_t>(cands.size())});
         total = saturating_add(total, f);
     }
     if (total < need) return false;

@@ -36,7 +36,16 @@ std::vector<SimJob> model_jobs(const Trace &trace, const JobModel &m, const Clus
         j.id = t.id;
         j.submit = t.submit - t0;
         j.runtime = t.runtime;
-        j.estimate = std::max(t.runtime, t.requested_time);
+        j.estimate = t.requested_time > 0 ? std::max(t.runtime, t.requested_time)
+                                          : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(
+                                                                     static_cast<double>(t.runtime) * m.limit_factor)));
+        double u = unit_draw(m.seed, t.id, 3), cumulative = 0, weights = 0;
+        for (const SensitivityClass &c : m.sensitivity) weights += c.weight;
+        for (const SensitivityClass &c : m.sensitivity) {
+            j.sensitivity = c.alpha;
+            cumulative += c.weight / weights;
+            if (u < cumulative) break;
+        }
         Request &r = j.request;
         r.job_id = t.id;
         r.gpus = static_cast<uint32_t>(t.processors) * per_proc;
@@ -69,7 +78,8 @@ std::string describe(const JobModel &m, const ClusterModel &cluster) {
                     "% hot; hot bound " +
                     format_latency(m.default_bound_ns ? m.default_bound_ns : cluster.settings().default_hot_latency_ns) +
                     ", " + std::to_string(static_cast<int>(m.tight_share * 100 + 0.5)) + "% of jobs " +
-                    format_latency(m.tight_bound_ns);
+                    format_latency(m.tight_bound_ns) + "; time limit: requested time, else run time x " +
+                    std::to_string(m.limit_factor).substr(0, 4);
     return s;
 }
 

@@ -11,6 +11,17 @@
 
 namespace morpheus::sim {
 
+// Per-job latency sensitivity (alpha of the slowdown model), a mixture fitted to Pond's CDF
+// (Li et al., ASPLOS'23, 158 workloads with all memory at emulated CXL latency, local + 70-90ns,
+// about twice local): 20-40% of workloads slow by under 5%, about a quarter by over 25%. At
+// twice local latency these alphas are 0%, 5%, 15% and 35% slowdowns; Melody (Liu et al.,
+// ASPLOS'25: 265 workloads, 4 CXL devices at 140-410ns) finds the same spread, growing with
+// latency, which the linear term keeps.
+struct SensitivityClass {
+    double alpha, weight;
+};
+inline const std::vector<SensitivityClass> kPondMix{{0.0, 0.30}, {0.05, 0.25}, {0.15, 0.20}, {0.35, 0.25}};
+
 struct JobModel {
     // GPUs per trace processor; 0: the fabric's GPUs per node, i.e. one processor is one node,
     // which keeps the trace's offered load (the logs are from machines of single-CPU nodes).
@@ -24,13 +35,18 @@ struct JobModel {
     double tight_share = 0.25;        // share of jobs that ask for tight_bound_ns instead
     uint64_t tight_bound_ns = 250;
     uint64_t seed = 1;
+    std::vector<SensitivityClass> sensitivity = kPondMix;  // drawn per job and seed
+    // Time limit when the record has no requested time (SWF column 9): run time x this, as
+    // users over-estimate; with a requested time, that (at least the run time) is the limit.
+    double limit_factor = 2.0;
 };
 
 struct SimJob {
     uint64_t id = 0;
     int64_t submit = 0;
     int64_t runtime = 0;    // as in the trace, on local memory
-    int64_t estimate = 0;   // what the scheduler is told (requested time, at least the runtime)
+    int64_t estimate = 0;   // the time limit: backfill plans with it, and a job still running then is killed
+    double sensitivity = 0; // alpha of the slowdown model for this job
     Request request;
 };
 

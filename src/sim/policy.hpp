@@ -4,6 +4,9 @@
 //                  select/cons_tres does alone: it knows nodes, not blades)
 //   tree-best-fit  the fewest pods, best fit by free nodes (what topology/tree does), memory
 //                  from any blade with room
+//   tree-nearest   tree's nodes, hot memory from the nearest blades with room, inside the bound
+//                  when some choice of tree's allows it, else out of bound (best effort)
+//   tree-nearest-strict  the same, but waits until the bound can be met
 // Every policy's memory goes through the same Ledger, so conservation is checked the same way.
 #pragma once
 #include <memory>
@@ -41,6 +44,17 @@ const std::vector<std::string> &policy_names();
 // memory before DRAM. False when the cluster has not that much memory free.
 bool memory_from_any_blade(const ClusterModel &model, const Ledger &ledger, const Request &req,
                            const std::vector<PodShare> &pods, Placement &out);
+
+// The same, with hot memory from the blades nearest each pod share: inside the bound only, or,
+// with `out_of_bound`, the nearest blades beyond it once those inside are full.
+bool memory_from_nearest_blade(const ClusterModel &model, const Ledger &ledger, const Request &req,
+                               const std::vector<PodShare> &pods, bool out_of_bound, Placement &out);
+
+// topology/tree's node choices, in its order of preference: every single pod that can take the
+// job, fewest free nodes first (best fit); when there is none, one spread over the fewest pods,
+// largest first. Empty when there are not enough free nodes.
+std::vector<std::vector<PodShare>> tree_choices(const ClusterModel &model, const Request &req,
+                                                const std::vector<uint8_t> &free_nodes);
 
 // Pod shares of a list of nodes (in node order), as the ledger records them.
 std::vector<PodShare> shares_of(const ClusterModel &model, const std::vector<uint32_t> &nodes);

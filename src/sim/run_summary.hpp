@@ -1,15 +1,32 @@
 // What a run comes to, per policy: the figures of the simulate table and its JSON.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "simulator.hpp"
 
 namespace morpheus::sim {
 
+// Jobs by nodes: 1, 2-4, 5-16, 17+ (kSizeClassMin[k] <= nodes < kSizeClassMin[k + 1]).
+constexpr std::array<uint32_t, 4> kSizeClassMin{1, 2, 5, 17};
+constexpr std::array<const char *, 4> kSizeClassName{"1", "2-4", "5-16", "17+"};
+
+struct SizeClass {
+    size_t jobs = 0;
+    double wait_mean_s = 0, wait_max_s = 0;
+};
+
 struct Summary {
     std::string policy;
+    // rejected: failed, never placeable even on an empty cluster (the workload stays the same
+    // for every policy and pool size; these count here instead of being removed).
     size_t jobs = 0, ran = 0, rejected = 0, spread = 0;   // spread: over several pods
+    size_t killed = 0;           // ended at their time limit, stretched past it
+    double wait_max_s = 0;
+    double large_wait_max_s = 0; // the largest 10% of the jobs that ran (by nodes): their longest wait
+    std::array<SizeClass, 4> size_classes;
     double makespan_s = 0;
     double gpu_util = 0, hot_util = 0, cold_util = 0;     // time-averaged share of capacity
     // GPU-seconds of the runs as logged (unstretched) over capacity: the work delivered, which
@@ -23,10 +40,27 @@ struct Summary {
     double hot_latency_mean_ns = 0, hot_latency_p95_ns = 0;  // per job, bytes-weighted
     double within_bound = 0;     // share of hot jobs with all hot memory inside their bound
     size_t violations = 0;
+    // Over the jobs that every compared policy ran (see common_jobs): a policy that fails the
+    // hardest jobs must not look better for it.
+    size_t common_jobs = 0;
+    double common_wait_mean_s = 0, common_bounded_slowdown = 0;
 };
 
 constexpr double kSlowdownFloor = 10.0;  // seconds: bounded slowdown ignores shorter runs' noise
 
 Summary summarize(const SimResult &r);
+
+// Flags the jobs (by index) that ran in every one of `runs` (the same workload), and fills each
+// summary's common_* figures over those jobs. `summaries` is parallel to `runs`.
+void common_jobs(const std::vector<const SimResult *> &runs, std::vector<Summary *> summaries);
+
+// Mean of independent runs (seeds) and the half-width of its 95% confidence interval from
+// Student's t distribution with n-1 degrees of freedom (0 for a single run).
+struct Interval {
+    double mean = 0, half = 0;
+    size_t n = 0;
+};
+Interval t_interval(const std::vector<double> &runs);
+double t_quantile_975(size_t degrees_of_freedom);
 
 }  // namespace morpheus::sim

@@ -20,9 +20,20 @@ struct Later {
 
 struct RunningJob {
     size_t job;
-    int64_t expected_end;  // start + the user's estimate: what backfill plans with
+    int64_t expected_end;  // start + the time limit: what backfill plans with
     std::vector<uint32_t> nodes;
 };
+
+Reservation reservation_of(const SimJob &job, const Allocation &a, int64_t since) {
+    Reservation res;
+    res.job_id = job.id;
+    res.uid = job.request.uid;
+    res.since = since;
+    res.pods = a.placement.pods;
+    res.segments = a.placement.segments;
+    res.hot_latency_bound_ns = a.placement.hot_latency_bound_ns;
+    return res;
+}
 
 class Replay {
 public:
@@ -78,7 +89,7 @@ public:
                 } else {
                     Allocation probe;
                     if (!policy_.place(model_, empty, jobs_[e.job].request, all_free, probe))
-                        r_.jobs[e.job].rejected = true;  // would wait forever: leave it out
+                        r_.jobs[e.job].rejected = true;  // would wait forever: it failed
                     else
                         queue_.push_back(e.job);
                 }
@@ -139,16 +150,13 @@ private:
     }
 
     bool try_start(size_t i, int64_t t) {
-        const SimJob &job = jobs_[i];
         Allocation a;
-        if (!policy_.place(model_, ledger_, job.request, free_nodes_, a)) return false;
-        Reservation res;
-        res.job_id = job.id;
-        res.uid = job.request.uid;
-        res.since = t;
-        res.pods = a.placement.pods;
-        res.segments = a.placement.segments;
-        res.hot_latency_bound_ns = a.placement.hot_latency_bound_ns;
+        return policy_.place(model_, ledger_, jobs_[i].request, free_nodes_, a) && start(i, t, a);
+    }
+
+    bool start(size_t i, int64_t t, Allocation &a) {
+        const SimJob &job = jobs_[i];
+        Reservation res = reservation_of(job, a, t);
         std::string why;
         if (!ledger_.reserve(res, model_.inventory(), &why)) {
             violation("job " + std::to_string(job.id) + ": " + policy_.name() + " chose memory the ledger refuses: " + why);
@@ -184,12 +192,17 @@ private:
         o.gpus = gpus;
         o.pods = static_cast<uint32_t>(res.pods.size());
         o.start = t;
-        o.runtime = opt_.slowdown.stretch(job.runtime, o.hot_latency_ns);
+        const int64_t limit = std::max(job.estimate, int64_t{1});
+        o.runtime = opt_.slowdown.stretch(job.runtime, o.hot_latency_ns, job.sensitivity);
+        if (o.runtime > limit) {  // Slurm ends it at its time limit: the work is lost
+            o.runtime = limit;
+            o.killed = true;
+        }
         ++o.starts;
         busy_gpus_ += gpus;
         hot_bytes_ += o.hot_bytes;
         cold_bytes_ += o.cold_bytes;
-        running_.push_back({i, t + std::max(job.estimate, int64_t{1}), std::move(a.nodes)});
+        running_.push_back({i, t + limit, std::move(a.nodes)});
         events_.push({t + o.runtime, EventKind::End, seq_++, i});
         return true;
     }
@@ -218,39 +231,53 @@ private:
         if (opt_.progress) opt_.progress(++done_, jobs_.size());
     }
 
-    uint32_t nodes_for(size_t i) const { return nodes_needed(model_, jobs_[i].request, 0); }
-
     // FCFS: start from the head while it fits. EASY backfill: when the head does not fit, find
-    // when enough nodes will be free for it (the shadow time, from running jobs' estimates) and
-    // let a later job start now if it ends by then or uses only nodes the head will not need.
-    // Only nodes are planned for; memory is checked by the policy when a job starts.
+    // the shadow time: the first running job's time limit after which the policy can place the
+    // head on the nodes and memory then free (memory-aware, for every policy alike). A later job
+    // may start now if it ends by then, or if the head still fits at the shadow time beside it.
     void schedule(int64_t t) {
         while (!queue_.empty() && try_start(queue_.front(), t)) queue_.pop_front();
         if (!opt_.backfill || queue_.size() < 2) return;
-        const uint32_t need = nodes_for(queue_.front());
-        std::vector<std::pair<int64_t, size_t>> ends;
-        for (const RunningJob &r : running_) ends.push_back({std::max(r.expected_end, t), r.nodes.size()});
-        std::sort(ends.begin(), ends.end());
+        const Request &head = jobs_[queue_.front()].request;
+        std::vector<const RunningJob *> by_end;
+        for (const RunningJob &r : running_) by_end.push_back(&r);
+        std::sort(by_end.begin(), by_end.end(), [](const RunningJob *a, const RunningJob *b) {
+            return a->expected_end != b->expected_end ? a->expected_end < b->expected_end : a->job < b->job;
+        });
+        // The cluster at the shadow time: what is still running then, and what backfill adds.
+        Ledger future = ledger_;
+        std::vector<uint8_t> future_free = free_nodes_;
         int64_t shadow = INT64_MAX;
-        uint64_t free = free_count_, extra = 0;
-        for (const auto &[when, nodes] : ends) {
-            free += nodes;
-            if (free >= need) {
-                shadow = when;
-                extra = free - need;
+        Allocation probe;
+        for (size_t k = 0; k < by_end.size(); ++k) {
+            future.release(jobs_[by_end[k]->job].id);
+            for (uint32_t n : by_end[k]->nodes) future_free[n] = 1;
+            if (k + 1 < by_end.size() && by_end[k + 1]->expected_end == by_end[k]->expected_end) continue;
+            if (policy_.place(model_, future, head, future_free, probe)) {
+                shadow = std::max(by_end[k]->expected_end, t);
                 break;
             }
         }
         for (size_t k = 1; k < queue_.size() && k <= opt_.backfill_depth;) {
-            size_t i = queue_[k];
-            uint32_t n = nodes_for(i);
-            bool ends_in_time = t + jobs_[i].estimate <= shadow;
-            if ((ends_in_time || n <= extra) && try_start(i, t)) {
-                if (!ends_in_time) extra -= n;
-                queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
-            } else {
-                ++k;
+            const size_t i = queue_[k];
+            Allocation a;
+            bool go = policy_.place(model_, ledger_, jobs_[i].request, free_nodes_, a);
+            if (go && t + jobs_[i].estimate > shadow) {
+                // Still running at the shadow time: the head must fit beside it then.
+                Ledger trial = future;
+                std::vector<uint8_t> trial_free = future_free;
+                for (uint32_t n : a.nodes) trial_free[n] = 0;
+                go = trial.reserve(reservation_of(jobs_[i], a, t), model_.inventory()) &&
+                     policy_.place(model_, trial, head, trial_free, probe);
+                if (go) {
+                    future = std::move(trial);
+                    future_free = std::move(trial_free);
+                }
             }
+            if (go && start(i, t, a))
+                queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
+            else
+                ++k;
         }
     }
 
@@ -296,26 +323,6 @@ private:
 SimResult simulate(const ClusterModel &model, PlacementPolicy &policy, const std::vector<SimJob> &jobs,
                    const SimOptions &options) {
     return Replay(model, policy, jobs, options).run();
-}
-
-std::vector<SimJob> placeable_by_all(const ClusterModel &model, const std::vector<PlacementPolicy *> &policies,
-                                     const std::vector<SimJob> &jobs, std::vector<size_t> *left_out) {
-    Ledger empty(model.fabric().blades.size());
-    std::vector<uint8_t> all_free(model.fabric().node_names.size(), 1);
-    if (left_out) left_out->assign(policies.size(), 0);
-    std::vector<SimJob> out;
-    for (const SimJob &j : jobs) {
-        bool all = true;
-        for (size_t p = 0; p < policies.size(); ++p) {
-            Allocation probe;
-            if (!policies[p]->place(model, empty, j.request, all_free, probe)) {
-                all = false;
-                if (left_out) ++(*left_out)[p];
-            }
-        }
-        if (all) out.push_back(j);
-    }
-    return out;
 }
 
 }  // namespace morpheus::sim

@@ -1,6 +1,7 @@
 // The event-driven replay: jobs arrive at their submit time, wait in one FCFS queue (with EASY
-// backfill if asked), start when their policy places them, and end after their run time
-// stretched by the slowdown model. Memory is reserved and released through the core Ledger.
+// backfill unless told otherwise, as Slurm), start when their policy places them, and end after
+// their run time stretched by the slowdown model, or at their time limit, killed, as Slurm ends
+// them. Memory is reserved and released through the core Ledger.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -29,7 +30,8 @@ struct JobOutcome {
     uint64_t id = 0;
     int64_t submit = 0, start = -1, end = -1;
     int64_t base_runtime = 0, runtime = 0;  // as logged; as run (stretched)
-    bool rejected = false;     // the policy could not place it even on an empty cluster
+    bool rejected = false;     // failed: the policy could not place it even on an empty cluster
+    bool killed = false;       // ran (stretched) past its time limit and was ended there
     uint32_t starts = 0, ends = 0;  // conservation: each exactly once for a job that ran
     uint32_t nodes = 0, gpus = 0, pods = 0;
     uint64_t hot_bytes = 0, cold_bytes = 0;
@@ -48,7 +50,9 @@ struct Sample {
 
 struct SimOptions {
     SlowdownModel slowdown;
-    bool backfill = false;          // EASY: a later job may start if it does not delay the head
+    // EASY: a later job may start if it does not delay the head; the head's reservation (the
+    // shadow time) is when its nodes AND its memory are free, by running jobs' time limits.
+    bool backfill = true;
     size_t backfill_depth = 64;     // how far down the queue backfill looks
     int64_t sample_interval = 0;    // seconds; 0: the trace's span / 500
     bool check_invariants = false;  // ledger and node books checked at every event (slow at scale)
@@ -70,11 +74,5 @@ struct SimResult {
 
 SimResult simulate(const ClusterModel &model, PlacementPolicy &policy, const std::vector<SimJob> &jobs,
                    const SimOptions &options);
-
-// The jobs every one of `policies` can place on the empty cluster, so that all of them replay
-// the same workload (morpheus refuses a job no pod can serve inside its bound; a baseline
-// places it anyway, far away). `left_out` gets, per policy, how many it could never place.
-std::vector<SimJob> placeable_by_all(const ClusterModel &model, const std::vector<PlacementPolicy *> &policies,
-                                     const std::vector<SimJob> &jobs, std::vector<size_t> *left_out);
 
 }  // namespace morpheus::sim

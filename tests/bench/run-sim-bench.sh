@@ -1,11 +1,11 @@
 #!/bin/sh
-# Placement quality of the three policies on the same traces (issue 7): the real NASA iPSC log
-# as the headline (on a 128-node fabric, its machine's size), the Lublin model log (256 nodes)
-# and a synthetic trace, each printed as morpheus's figures over first-fit's and tree-best-fit's.
-# Figures only, nothing fails on them. `make bench-sim` runs this.
+# Placement quality on the same traces (issues 7, 14): the real NASA iPSC log as the headline
+# (on a 128-node fabric, its machine's size), the Lublin model log (256 nodes) and a synthetic
+# trace, 5 seeds, EASY backfill: morpheus against the BEST baseline for each figure (mean and
+# 95% interval), never one baseline. Figures only, nothing fails on them. `make bench-sim`.
 #
-# usage: tests/bench/run-sim-bench.sh [extra morpheus simulate options, e.g. --backfill]
-# env:   TRACES (default /work/shared/traces, else $top_srcdir/tests/data/traces), BENCH_DIR, PYTHON
+# usage: tests/bench/run-sim-bench.sh [extra morpheus simulate options, e.g. --alpha 0]
+# env:   SEEDS (default 5), TRACES (default /work/shared/traces, else $top_srcdir/tests/data/traces), BENCH_DIR, PYTHON
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
@@ -22,28 +22,31 @@ fabric() {  # NAME NODES PODS BLADES: a fat-tree sized to the trace's machine
         --blades-per-pool 8 -o "$dir/$1" 2>/dev/null
 }
 
-ratios() {  # JSON file: the table, then morpheus / baseline per figure
+ratios() {  # JSON file: per figure, morpheus and the best baseline, with 95% intervals
     "$py" - "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-p = {x["policy"]: x for x in d["policies"]}
-cols = [("hot_latency_mean_ns", "hot lat mean", "ns"), ("hot_latency_p95_ns", "hot lat p95", "ns"),
-        ("hot_within_bound", "in bound", "%"), ("stretch_mean", "stretch", "x"),
-        ("wait_mean_s", "wait mean", "s"), ("wait_p95_s", "wait p95", "s"),
-        ("bounded_slowdown_mean", "bsld", "x"), ("stranded_dram", "stranded DRAM", "%"),
-        ("gpu_utilisation", "GPU busy", "%"), ("gpu_useful_utilisation", "GPU useful", "%"), ("makespan_s", "makespan", "s")]
-print("%s: %d jobs; %s; %s" % (d["trace"], d["jobs"], d["job_model"], d["scheduler"]))
-print("  %-14s %12s %12s %12s   %10s %10s" % ("figure", "morpheus", "first-fit", "tree-best", "m/ff", "m/tbf"))
-def fmt(v, unit):
-    return "%.1f%%" % (100 * v) if unit == "%" else "%.3g%s" % (v, "" if unit == "x" else unit)
-m = p["morpheus"]
-for key, label, unit in cols:
-    vals = [p[n][key] for n in ("morpheus", "first-fit", "tree-best-fit")]
-    r = ["%.3f" % (vals[0] / v) if v else "-" for v in vals[1:]]
-    print("  %-14s %12s %12s %12s   %10s %10s" % (label, fmt(vals[0], unit), fmt(vals[1], unit), fmt(vals[2], unit), r[0], r[1]))
-by = d["never_placeable_by"]
-print("  left out as never placeable (for every policy): %d (morpheus %d, first-fit %d, tree-best-fit %d)" %
-      (d["never_placeable"], by["morpheus"], by["first-fit"], by["tree-best-fit"]))
+cols = [("bounded_slowdown_mean", "bsld", "x"), ("common_bounded_slowdown_mean", "bsld, common jobs", "x"),
+        ("wait_mean_s", "wait mean", "s"), ("common_wait_mean_s", "wait, common jobs", "s"),
+        ("largest_tenth_wait_max_s", "big-job max wait", "s"), ("wait_max_s", "max wait", "s"),
+        ("failed", "failed", "n"), ("killed", "killed", "n"), ("hot_latency_mean_ns", "hot lat mean", "ns"),
+        ("hot_within_bound", "in bound", "%"), ("stretch_mean", "stretch", "x"), ("gpu_utilisation", "GPU busy", "%")]
+print("%s: %d jobs; %s; %s; %s; %d seeds" % (d["trace"], d["jobs"], d["job_model"], d["sensitivity"], d["scheduler"], d["seeds"]))
+def fmt(v, h, unit):
+    if unit == "%":
+        return "%.1f%% ±%.1f" % (100 * v, 100 * h)
+    return "%.4g ±%.2g%s" % (v, h, "" if unit in ("x", "n") else unit)
+for size in d["pool_sizes"]:
+    p = {x["policy"]: x for x in size["policies"]}
+    print("  pool x%g  %-16s %22s %22s %-20s %8s" % (size["pool_scale"], "figure", "morpheus", "best baseline", "(which)", "m/best"))
+    for key, label, unit in cols:
+        m = p["morpheus"]
+        higher = unit == "%"
+        others = [x for n, x in p.items() if n != "morpheus"]
+        best = (max if higher else min)(others, key=lambda x: x[key])
+        r = "%.3f" % (m[key] / best[key]) if best[key] else "-"
+        print("  %-25s %22s %22s %-20s %8s" % (label, fmt(m[key], m[key + "_ci95"], unit),
+              fmt(best[key], best[key + "_ci95"], unit), best["policy"], r))
 PY
 }
 
@@ -52,7 +55,7 @@ fabric lublin 256 16 64
 run() {  # LABEL FABRIC ARGS...
     label=$1; fab=$2; shift 2
     echo "== $label"
-    "$morpheus" simulate "$dir/$fab-fabric.json" "$dir/$fab-inventory.json" --json --no-progress "$@" >"$dir/$label.json"
+    "$morpheus" simulate "$dir/$fab-fabric.json" "$dir/$fab-inventory.json" --json --no-progress --seeds "${SEEDS:-5}" "$@" >"$dir/$label.json"
     ratios "$dir/$label.json"
 }
 run nasa-ipsc nasa --trace "$traces/NASA-iPSC-1993-3.1-cln.swf.gz" "$@"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # morpheus simulate: a small SWF log on the example cluster, every policy, golden table; JSON
-# agrees with it; the plot is drawn; bad traces and policies are named.
+# agrees with it; seeds, pool sizes and schedulers; the plot is drawn; bad input is named.
 . "$top_srcdir/tests/cli/lib.sh"
 F="$ETC/fabric.json"; I="$ETC/inventory.json"; T="$DATA/sim/small.swf"
 
@@ -8,10 +8,21 @@ run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --check
 golden "$DATA/sim/small.expected"
 
 run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --json
-[ "$(json_field "[p['ran'] for p in d['policies']]")" = "[10, 10, 10]" ] || { echo "FAIL: every policy replays the same 10 jobs"; failures=$((failures+1)); }
-[ "$(json_field "d['policies'][0]['hot_within_bound']")" = 1.0 ] || { echo "FAIL: morpheus keeps hot memory in bound"; failures=$((failures+1)); }
-[ "$(json_field "d['policies'][1]['hot_within_bound'] < 1")" = True ] || { echo "FAIL: first-fit leaves the bound"; failures=$((failures+1)); }
-[ "$(json_field "sum(p['violations'] for p in d['policies'])")" = 0 ] || { echo "FAIL: conservation"; failures=$((failures+1)); }
+P="d['pool_sizes'][0]['policies']"
+[ "$(json_field "sorted(set(p['ran'] + p['failed'] for p in $P))")" = "[11.0]" ] || { echo "FAIL: every policy has the same 11 jobs, ran or failed"; failures=$((failures+1)); }
+[ "$(json_field "[p['policy'] for p in $P if p['failed']]")" = "['morpheus', 'tree-nearest-strict']" ] || { echo "FAIL: only the bound-keeping policies fail the out-of-bound job"; failures=$((failures+1)); }
+[ "$(json_field "$P[0]['hot_within_bound']")" = 1.0 ] || { echo "FAIL: morpheus keeps hot memory in bound"; failures=$((failures+1)); }
+[ "$(json_field "$P[1]['hot_within_bound'] < 1")" = True ] || { echo "FAIL: first-fit leaves the bound"; failures=$((failures+1)); }
+[ "$(json_field "sum(p['violations'] for p in $P) == 0")" = True ] || { echo "FAIL: conservation"; failures=$((failures+1)); }
+[ "$(json_field "d['scheduler']")" = easy ] || { echo "FAIL: EASY backfill by default"; failures=$((failures+1)); }
+
+# Seeds give intervals; pool sizes replay the same jobs on scaled blades; FCFS on request.
+run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --json --seeds 3 --pool-sizes 0.5,2 --scheduler fcfs --policy morpheus,tree-nearest
+[ "$(json_field "[s['pool_scale'] for s in d['pool_sizes']]")" = "[0.5, 2.0]" ] || { echo "FAIL: one result per pool size"; failures=$((failures+1)); }
+[ "$(json_field "d['pool_sizes'][0]['policies'][0]['seeds']")" = 3 ] || { echo "FAIL: three seeds"; failures=$((failures+1)); }
+[ "$(json_field "d['pool_sizes'][1]['policies'][0]['hot_utilisation'] < d['pool_sizes'][0]['policies'][0]['hot_utilisation']")" = True ] || { echo "FAIL: twice the pool, a smaller share of it used"; failures=$((failures+1)); }
+[ "$(json_field "all(p['bounded_slowdown_mean_ci95'] >= 0 for s in d['pool_sizes'] for p in s['policies'])")" = True ] || { echo "FAIL: intervals"; failures=$((failures+1)); }
+[ "$(json_field "d['scheduler']")" = fcfs ] || { echo "FAIL: --scheduler fcfs"; failures=$((failures+1)); }
 
 # Synthetic traces repeat exactly for a seed.
 run 0 "$MORPHEUS" simulate "$F" "$I" --synthetic 200 --seed 7 --backfill --json
@@ -31,6 +42,10 @@ run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --policy morpheus,best-fit
 contains "$WORK/err" "unknown policy \"best-fit\""
 run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --plot "$WORK/u.pdf"
 contains "$WORK/err" "neither .svg nor .png"
+run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --scheduler sjf
+contains "$WORK/err" "unknown scheduler \"sjf\""
+run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --pool-sizes 1,x
+contains "$WORK/err" "'x' is not a number"
 run 2 "$MORPHEUS" simulate "$F" "$I"
 contains "$WORK/err" "give one of --trace FILE or --synthetic N"
 finish

@@ -22,6 +22,9 @@ static void keys_are_case_insensitive_and_typed(void **) {
     assert_string_equal(c.status_address.c_str(), "");  // unset: the plugin's default
     Config addr = parse_config("FabricFile=f\nInventoryFile=i\nStatusAddress=10.0.0.1\n", "m.conf");
     assert_string_equal(addr.status_address.c_str(), "10.0.0.1");
+    assert_int_equal(static_cast<int>(c.placement.hot_blade_order), static_cast<int>(HotBladeOrder::Nearest));
+    Config slack = parse_config("FabricFile=f\nInventoryFile=i\nhotbladeorder=Slack\n", "m.conf");
+    assert_int_equal(static_cast<int>(slack.placement.hot_blade_order), static_cast<int>(HotBladeOrder::Slack));
     Config rel = parse_config("FabricFile=f.json\nInventoryFile=i.json\n", "/etc/slurm/morpheus.conf");
     assert_string_equal(rel.fabric_file.c_str(), "/etc/slurm/f.json");
 }
@@ -36,6 +39,8 @@ static void bad_lines_name_the_line(void **) {
                        {"line 3", "not a weight"});
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nBladeFailurePolicy=panic\n", "m.conf"); },
                        {"line 3", "requeue, signal or none"});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nHotBladeOrder=far\n", "m.conf"); },
+                       {"line 3", "HotBladeOrder=far", "nearest or slack"});
     expect_input_error([] { parse_config("InventoryFile=i\n", "m.conf"); }, {"FabricFile is not set"});
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nStatusAddress=10.0.0.1;rm\n", "m.conf"); },
                        {"m.conf", "line 3", "StatusAddress=10.0.0.1;rm is not an address", "0.0.0.0"});

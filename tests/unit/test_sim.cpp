@@ -1,6 +1,7 @@
 // The simulator: events in order, every job started and ended once with nothing over capacity
 // at any event, the SWF reader and job model, and a tiny fabric where each policy's outcome is
 // known by hand (first-fit puts hot memory on a far blade, morpheus does not).
+#include <cmath>
 #include <map>
 
 #include "job_model.hpp"
@@ -40,6 +41,14 @@ ClusterModel tiny() {
     return ClusterModel(std::move(f), std::move(inv), PlacementSettings{});
 }
 
+ClusterModel tiny_with(HotBladeOrder order) {
+    Fabric f = parse_fabric(kTinyFabric, "tiny-fabric.json");
+    Inventory inv = parse_inventory(kTinyInventory, "tiny-inventory.json", f);
+    PlacementSettings s;
+    s.hot_blade_order = order;
+    return ClusterModel(std::move(f), std::move(inv), s);
+}
+
 ClusterModel example() {
     Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
     Inventory inv = read_inventory(top_srcdir("etc/inventory.json"), f);
@@ -50,7 +59,9 @@ SimJob job(uint64_t id, int64_t submit, int64_t runtime, uint32_t nodes, uint64_
     SimJob j;
     j.id = id;
     j.submit = submit;
-    j.runtime = j.estimate = runtime;
+    j.runtime = runtime;
+    j.estimate = 2 * runtime;  // the time limit, as the job model sets it without a requested time
+    j.sensitivity = 0.2;
     j.request.job_id = id;
     j.request.nodes = nodes;
     j.request.hot_per_node = hot;
@@ -71,6 +82,7 @@ void ends_come_before_arrivals_at_the_same_time(void **) {
     std::vector<SimJob> jobs{job(1, 0, 100, 4), job(2, 100, 50, 4), job(3, 100, 10, 1)};
     std::vector<SimEvent> seen;
     SimOptions opt;
+    opt.backfill = false;
     opt.on_event = [&](const SimEvent &e) { seen.push_back(e); };
     SimResult r = run(m, "first-fit", jobs, opt);
     assert_int_equal(seen.size(), 6);  // three arrivals, three ends
@@ -117,7 +129,10 @@ void every_job_starts_once_and_nothing_goes_over_capacity(void **) {
                 assert_int_equal(o.ends, 1);
                 assert_true(o.start >= o.submit);
                 assert_int_equal(o.end - o.start, o.runtime);
-                assert_true(o.runtime >= o.base_runtime);
+                if (o.killed)
+                    assert_int_equal(o.runtime, jobs[i].estimate);
+                else
+                    assert_true(o.runtime >= o.base_runtime);
             }
             assert_int_equal(ends, ran);
             assert_true(ran > jobs.size() / 2);
@@ -151,6 +166,50 @@ void first_fit_goes_far_and_morpheus_stays_near(void **) {
     assert_true(summarize(ff).within_bound == 0.0);
 }
 
+// The fair baselines: tree's nodes, the nearest memory. Job 1 (pod a) fills most of "near";
+// job 2 cannot keep its bound in pod a (tree's best fit) but can in pod b, whose nearest blade
+// is "far"; job 3 fits inside the bound nowhere: tree-nearest places it now, partly 300ns away,
+// tree-nearest-strict waits until job 1 ends.
+void tree_nearest_takes_the_nearest_blade_and_strict_waits_for_the_bound(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> one{job(1, 0, 1000, 2, 64 * kGiB, 200)};
+    SimResult tn = run(m, "tree-nearest", one);
+    assert_true(tn.jobs[0].hot_latency_ns == 100.0);  // "near", where tree-best-fit took "far"
+    assert_int_equal(tn.jobs[0].end, 1000);
+    std::vector<SimJob> jobs{job(1, 0, 1000, 1, 200 * kGiB, 200), job(2, 1, 1000, 1, 200 * kGiB, 200),
+                             job(3, 2, 100, 1, 100 * kGiB, 200)};
+    for (const char *policy : {"tree-nearest", "tree-nearest-strict"}) {
+        SimResult r = run(m, policy, jobs);
+        assert_true(r.violations.empty());
+        assert_true(r.jobs[0].within_bound && r.jobs[1].within_bound);
+        assert_int_equal(r.jobs[1].start, 1);
+        assert_true(r.jobs[1].hot_latency_ns == 100.0);  // pod b's nearest blade
+    }
+    SimResult best_effort = run(m, "tree-nearest", jobs), strict = run(m, "tree-nearest-strict", jobs);
+    assert_int_equal(best_effort.jobs[2].start, 2);
+    assert_false(best_effort.jobs[2].within_bound);
+    assert_true(best_effort.jobs[2].max_hot_latency_ns == 300.0);
+    assert_int_equal(strict.jobs[2].start, 1000);
+    assert_true(strict.jobs[2].within_bound);
+}
+
+// HotBladeOrder=slack, in the core's decide() the simulator shares with the plugin: a job whose
+// bound (500ns) reaches both blades from pod a takes "far" (300ns), leaving "near" (100ns) to
+// tighter jobs; a 200ns job still gets "near", the only blade inside its bound. nearest: "near".
+void slack_order_leaves_near_memory_to_tight_jobs(void **) {
+    std::vector<SimJob> loose{job(1, 0, 1000, 1, 64 * kGiB, 500)}, tight{job(1, 0, 1000, 1, 64 * kGiB, 200)};
+    ClusterModel nearest = tiny_with(HotBladeOrder::Nearest), slack = tiny_with(HotBladeOrder::Slack);
+    assert_true(run(nearest, "morpheus", loose).jobs[0].hot_latency_ns == 100.0);
+    assert_true(run(slack, "morpheus", loose).jobs[0].hot_latency_ns == 300.0);
+    assert_true(run(slack, "morpheus", tight).jobs[0].hot_latency_ns == 100.0);
+    // The same through decide(), as select/morpheus calls it.
+    Ledger empty(slack.fabric().blades.size());
+    std::vector<uint8_t> all(slack.fabric().node_names.size(), 1);
+    Decision d = decide(slack, empty, loose[0].request, all);
+    assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Placed));
+    assert_string_equal(slack.fabric().blades[d.placement.segments[0].blade].name.c_str(), "far");
+}
+
 // A 1-node job holds n1; a 2-node job follows. first-fit takes n2 and n3 across both pods;
 // tree-best-fit keeps it in pod b (the only pod with 2 free); morpheus too.
 void tree_best_fit_keeps_a_job_in_one_pod(void **) {
@@ -161,7 +220,7 @@ void tree_best_fit_keeps_a_job_in_one_pod(void **) {
     assert_int_equal(run(m, "morpheus", jobs).jobs[1].pods, 1);
 }
 
-void a_job_that_can_never_fit_is_left_out(void **) {
+void a_job_no_policy_can_place_fails_for_all(void **) {
     ClusterModel m = tiny();
     // 300G hot per node within 200ns: no pod has that much near memory; the baselines ignore
     // the bound but 2 x 300G is still more than both blades' DRAM (512G).
@@ -174,23 +233,80 @@ void a_job_that_can_never_fit_is_left_out(void **) {
 }
 
 // 300G hot on one node within 200ns: no blade near either pod has 300G (morpheus never places
-// it); the baselines stripe it over both blades regardless of latency. It is left out for all.
-void every_policy_replays_the_same_jobs(void **) {
+// it); the baselines stripe it over both blades regardless of latency. The workload is the same
+// for every policy: the job counts as failed for morpheus, it is not removed.
+void a_never_placeable_job_counts_as_failed(void **) {
     ClusterModel m = tiny();
     std::vector<SimJob> jobs{job(1, 0, 100, 1, 300 * kGiB, 200), job(2, 0, 100, 1, 64 * kGiB)};
-    std::vector<std::unique_ptr<PlacementPolicy>> owned;
-    std::vector<PlacementPolicy *> policies;
-    for (const std::string &n : policy_names()) {
-        owned.push_back(make_policy(n));
-        policies.push_back(owned.back().get());
+    for (const std::string &policy : policy_names()) {
+        SimResult r = run(m, policy, jobs);
+        Summary s = summarize(r);
+        assert_int_equal(r.jobs.size(), 2);
+        assert_int_equal(s.jobs, 2);
+        const bool keeps_bound = policy == "morpheus" || policy == "tree-nearest-strict";
+        assert_int_equal(s.rejected, keeps_bound ? 1 : 0);
+        assert_int_equal(s.ran, keeps_bound ? 1 : 2);
+        assert_int_equal(r.jobs[1].start, 0);
     }
-    std::vector<size_t> left_out;
-    std::vector<SimJob> common = placeable_by_all(m, policies, jobs, &left_out);
-    assert_int_equal(common.size(), 1);
-    assert_int_equal(common[0].id, 2);
-    assert_int_equal(left_out[0], 1);  // morpheus
-    assert_int_equal(left_out[1], 0);  // first-fit
-    assert_int_equal(left_out[2], 0);  // tree-best-fit
+    // Over the jobs every policy ran: job 2 only, for morpheus and first-fit
+    // alike, though first-fit ran job 1 too.
+    SimResult mo = run(m, "morpheus", jobs), ff = run(m, "first-fit", jobs);
+    Summary sm = summarize(mo), sf = summarize(ff);
+    common_jobs({&mo, &ff}, {&sm, &sf});
+    assert_int_equal(sm.common_jobs, 1);
+    assert_int_equal(sf.common_jobs, 1);
+    assert_true(sm.common_bounded_slowdown == 1.0 && sf.common_bounded_slowdown == 1.0);  // no wait, 100 s as logged
+}
+
+// Slurm ends a job at its time limit: first-fit's far memory stretches 1000 s to 1400 s, past a
+// 1200 s limit; the job ends at 1200, killed. morpheus's near memory keeps it inside.
+void a_job_is_killed_at_its_time_limit(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> jobs{job(1, 0, 1000, 2, 64 * kGiB, 200)};
+    jobs[0].estimate = 1200;
+    SimResult ff = run(m, "first-fit", jobs);
+    assert_true(ff.jobs[0].killed);
+    assert_int_equal(ff.jobs[0].end, 1200);
+    assert_int_equal(summarize(ff).killed, 1);
+    SimResult mo = run(m, "morpheus", jobs);
+    assert_false(mo.jobs[0].killed);
+    assert_int_equal(mo.jobs[0].end, 1000);
+    assert_int_equal(summarize(mo).killed, 0);
+}
+
+// EASY's head reservation counts memory, not only nodes. Job 1 holds pod a and most of "near"
+// until 1000 (its limit: 2000, the shadow time); job 2 holds one node of pod b and most of "far". The head H (2 nodes, 240G within
+// 200ns) can start at 1000 in pod a. C, a long 1-node job, fits now on pod b's free node, and
+// a nodes-only EASY lets it (one node to spare at 1000), but its 200G takes 44G of "near", which
+// H then lacks: H would wait until C ends. Memory-aware, C waits and H starts at 1000, when job
+// 1 ends.
+void backfill_reserves_the_heads_memory(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> jobs{job(1, 0, 1000, 2, 100 * kGiB, 200), job(2, 0, 5000, 1, 100 * kGiB, 200),
+                             job(3, 1, 100, 2, 120 * kGiB, 200), job(4, 2, 5000, 1, 200 * kGiB, 500)};
+    for (const char *policy : {"morpheus", "tree-nearest-strict"}) {
+        SimResult r = run(m, policy, jobs);
+        assert_true(r.violations.empty());
+        assert_int_equal(r.jobs[2].start, 1000);
+        assert_true(r.jobs[3].start > 2);
+    }
+    // A short job that ends before the shadow time still backfills.
+    jobs[3].runtime = 500;
+    jobs[3].estimate = 1000;
+    SimResult r = run(m, "morpheus", jobs);
+    assert_int_equal(r.jobs[3].start, 2);
+    assert_int_equal(r.jobs[2].start, 1000);
+}
+
+void intervals_use_the_t_distribution(void **) {
+    Interval i = t_interval({1, 2, 3, 4, 5});
+    assert_int_equal(i.n, 5);
+    assert_true(std::fabs(i.mean - 3.0) < 1e-12);
+    // sd = sqrt(2.5), t(0.975, 4) = 2.776: 2.776 x 1.5811 / sqrt(5) = 1.9630
+    assert_true(std::fabs(i.half - 1.9630) < 1e-3);
+    assert_true(t_interval({7}).half == 0);
+    assert_true(std::fabs(t_interval({2, 4}).half - 12.706) < 1e-9);  // t(1) = 12.706, sd/sqrt(2) = 1
+    assert_true(t_quantile_975(1000) == 1.96);
 }
 
 void swf_records_are_read_and_bad_ones_named(void **) {
@@ -237,11 +353,31 @@ void the_job_model_maps_processors_and_memory(void **) {
 
 void the_slowdown_model_is_as_stated(void **) {
     SlowdownModel s;
-    s.alpha = 0.5;
     s.local_ns = 100;
-    assert_int_equal(s.stretch(1000, 0), 1000);    // no hot memory
-    assert_int_equal(s.stretch(1000, 80), 1000);   // nearer than local: no speed-up
-    assert_int_equal(s.stretch(1000, 300), 2000);  // 1 + 0.5 x 2
+    assert_int_equal(s.stretch(1000, 0, 0.5), 1000);    // no hot memory
+    assert_int_equal(s.stretch(1000, 80, 0.5), 1000);   // nearer than local: no speed-up
+    assert_int_equal(s.stretch(1000, 300, 0.5), 2000);  // 1 + 0.5 x 2: the job's own alpha
+    s.alpha = 0;                                        // one alpha for all overrides it
+    assert_int_equal(s.stretch(1000, 300, 0.5), 1000);
+}
+
+// Sensitivity is drawn per job from the stated mixture; each class gets about its weight.
+void the_job_model_draws_sensitivity_from_the_mix(void **) {
+    ClusterModel m = tiny();
+    Trace t;
+    for (uint64_t id = 1; id <= 4000; ++id) t.jobs.push_back({id, 0, 100, 1, -1, -1, 1});
+    JobModel jm;
+    std::map<double, int> seen;
+    for (const SimJob &j : model_jobs(t, jm, m)) {
+        seen[j.sensitivity]++;
+        assert_int_equal(j.estimate, 200);  // no requested time: run time x limit_factor 2
+    }
+    assert_int_equal(seen.size(), kPondMix.size());
+    for (const SensitivityClass &c : kPondMix) assert_true(std::fabs(seen[c.alpha] / 4000.0 - c.weight) < 0.03);
+    jm.seed = 2;  // another seed draws anew
+    assert_true(model_jobs(t, jm, m)[0].sensitivity != model_jobs(t, JobModel{}, m)[0].sensitivity ||
+                model_jobs(t, jm, m)[1].sensitivity != model_jobs(t, JobModel{}, m)[1].sensitivity ||
+                model_jobs(t, jm, m)[2].sensitivity != model_jobs(t, JobModel{}, m)[2].sensitivity);
 }
 
 void unknown_policies_are_named(void **) {
@@ -257,8 +393,14 @@ int main() {
         cmocka_unit_test(every_job_starts_once_and_nothing_goes_over_capacity),
         cmocka_unit_test(first_fit_goes_far_and_morpheus_stays_near),
         cmocka_unit_test(tree_best_fit_keeps_a_job_in_one_pod),
-        cmocka_unit_test(a_job_that_can_never_fit_is_left_out),
-        cmocka_unit_test(every_policy_replays_the_same_jobs),
+        cmocka_unit_test(slack_order_leaves_near_memory_to_tight_jobs),
+        cmocka_unit_test(tree_nearest_takes_the_nearest_blade_and_strict_waits_for_the_bound),
+        cmocka_unit_test(a_job_no_policy_can_place_fails_for_all),
+        cmocka_unit_test(a_never_placeable_job_counts_as_failed),
+        cmocka_unit_test(a_job_is_killed_at_its_time_limit),
+        cmocka_unit_test(backfill_reserves_the_heads_memory),
+        cmocka_unit_test(intervals_use_the_t_distribution),
+        cmocka_unit_test(the_job_model_draws_sensitivity_from_the_mix),
         cmocka_unit_test(swf_records_are_read_and_bad_ones_named),
         cmocka_unit_test(the_job_model_maps_processors_and_memory),
         cmocka_unit_test(the_slowdown_model_is_as_stated),
