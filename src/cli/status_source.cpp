@@ -92,7 +92,7 @@ std::string fetch_status(StatusSource &s, const std::string &op, long job) {
     if (!s.server.empty()) {
         size_t colon = s.server.rfind(':');
         if (colon == std::string::npos)
-            throw InputError("", "--server", "'" + s.server + "' has no port", "write HOST:PORT, e.g. ctl1:6820");
+            throw InputError("", "--server", "'" + s.server + "' has no port", "write HOST:PORT, e.g. ctl1:7820");
         int port = std::atoi(s.server.c_str() + colon + 1);
         if (port <= 0 || port > 65535) throw InputError("", "--server", "bad port in '" + s.server + "'");
         try {

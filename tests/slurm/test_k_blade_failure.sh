@@ -75,6 +75,6 @@ for _ in $(seq 50); do grep -q GOT-USR1 "$out" 2>/dev/null && break; sleep 0.2; 
 grep -q GOT-USR1 "$out" || fail "job $sig got no SIGUSR1: $(cat "$out")"
 assert_eq "signalled job" RUNNING "$(job_state "$sig")"
 out=$(morpheus_cli jobs "${server[@]}" -j "$sig")
-assert_match "morpheus jobs for the signalled job" "$sig +root +affected +pod1" "$out"
+assert_match "morpheus jobs for the signalled job" "$sig +root +affected +[0-9:-]+ +gpu[^ ]+ +pod1" "$out"
 assert_match "SystemComment of the signalled job" 'AFFECTED-BY-FAILED-BLADE|hot=blade1' "$(scontrol show job "$sig" | sed -n 's/^ *SystemComment=//p')"
 note "ok: requeue (logged once), draining, return, signal"

@@ -59,8 +59,8 @@ python3 - "$E2E_LEDGER" "$TEST_TMP/pools.json" "$TEST_TMP/jobs.json" "$TEST_TMP/
 	print("views agree: %d running, blades %d" % (len(running), len(pools["blades"])))
 	PY
 table=$(morpheus_cli jobs "${server[@]}")
-assert_match "jobs table (root)" "$r1 +root +running +pod1 +blade1:" "$table"
-assert_match "jobs table (root) shows the user's job" "$u1 +$user +running +pod1" "$table"
+assert_match "jobs table (root)" "$r1 +root +running +[0-9:-]+ +gpu[^ ]+ +pod1 +blade1:" "$table"
+assert_match "jobs table (root) shows the user's job" "$u1 +$user +running +[0-9:-]+ +gpu[^ ]+ +pod1" "$table"
 out=$(morpheus_cli explain "$u2" "${server[@]}") || fail "explain as root: $out"
 assert_match "explain of the pending job" 'verdict: pending' "$out"
 assert_match "explain names the pods" 'pod2: ruled out: no blade within 250ns' "$out"
