@@ -165,6 +165,22 @@ void morpheus_status_service_destroy(morpheus_status_service_t **service); /* st
 /* Detach and destroy in one: joins the thread in the caller. */
 void morpheus_status_service_stop(morpheus_engine_t *engine);
 
+/* When a job that has to wait for blade memory could start (the answer select/morpheus gives
+ * SELECT_MODE_WILL_RUN: sbatch --test-only, sched/backfill). Running jobs hold their
+ * reservations until their ends: running_ends[i] (unix seconds, as slurmctld's end_time) for
+ * running_ids[i]; a reservation whose job is not listed is held for ever. candidate_nodes:
+ * node_count flags, nonzero = the job may use that node some day (busy or not). Each pod with
+ * enough candidate nodes is tried, as decide() would, for `duration` seconds (<= 0: unlimited).
+ * 0: *start >= now is the earliest start (the soonest pod; ties: the lower pod), and, when
+ * pod_nodes is not NULL, pod_nodes[node_count] flags that pod's nodes. -1: it never fits, even
+ * after every listed job ends; err says what is missing. Pods are tried one at a time: a job
+ * that only fits spread over several pods gets -1. */
+int morpheus_earliest_start(morpheus_engine_t *engine, const morpheus_request_t *req,
+			    const uint8_t *candidate_nodes, int64_t now, int64_t duration,
+			    const uint64_t *running_ids, const int64_t *running_ends,
+			    size_t running_count, int64_t *start, uint8_t *pod_nodes,
+			    morpheus_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -501,6 +501,83 @@ static bool _narrow_to_step(morpheus_plan_t *plan, size_t k, bitstr_t *bitmap,
 	return bit_set_count(narrowed) >= min_nodes;
 }
 
+/* Running jobs' reservations end with them: their ends for morpheus_earliest_start(). A job
+ * without a time limit, or suspended (its end moves when it resumes), is left out: the core
+ * then holds its memory for ever. */
+struct running_ends {
+	uint64_t *ids;
+	int64_t *ends;
+	size_t count;
+};
+
+static int _append_running_end(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+	struct running_ends *running = arg;
+
+	if (!IS_JOB_RUNNING(job_ptr) || (job_ptr->time_limit == INFINITE) ||
+	    (job_ptr->time_limit == NO_VAL) || !job_ptr->end_time)
+		return 0;
+	running->ids[running->count] = job_ptr->job_id;
+	running->ends[running->count++] = (int64_t) job_ptr->end_time;
+	return 0;
+}
+
+/*
+ * WILL_RUN for a job refused only for blade memory: when will the memory be free (the core),
+ * and when will cons_tres give it nodes of the pod the core chose? The later of the two. The
+ * reason Morpheus set stays: the job still waits for memory, and RUN_NOW still refuses it
+ * until the memory is back.
+ */
+static int _will_run_after_memory(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+				  placement_try_fn try_fn, void *try_arg,
+				  const morpheus_request_t *req, const uint8_t *candidates,
+				  uint8_t *pod_nodes)
+{
+	struct running_ends running = { NULL, NULL, 0 };
+	morpheus_error_t err;
+	time_t now = time(NULL);
+	int64_t start = 0, duration = 0;
+	bitstr_t *narrowed = NULL;
+	int rc = SLURM_ERROR, nbits = bit_size(bitmap), n;
+
+	if (!&job_list || !job_list)
+		return SLURM_ERROR;
+	n = list_count(job_list);
+	running.ids = xcalloc(n + 1, sizeof(uint64_t));
+	running.ends = xcalloc(n + 1, sizeof(int64_t));
+	list_for_each(job_list, _append_running_end, &running);
+	if ((job_ptr->time_limit != INFINITE) && (job_ptr->time_limit != NO_VAL))
+		duration = (int64_t) job_ptr->time_limit * 60; /* else 0: unlimited */
+	if (morpheus_earliest_start(engine, req, candidates, (int64_t) now, duration, running.ids,
+				    running.ends, running.count, &start, pod_nodes, &err) < 0) {
+		char *why = _err_text(&err);
+		debug2("select/morpheus: %pJ will not run: %s", job_ptr, why);
+		xfree(why);
+		goto fini;
+	}
+	narrowed = bit_copy(bitmap);
+	for (int i = 0; i < nbits; i++) {
+		int f;
+		if (bit_test(narrowed, i) && (((f = _fabric_index(i)) < 0) || !pod_nodes[f]))
+			bit_clear(narrowed, i);
+	}
+	if (bit_set_count(narrowed) < min_nodes)
+		goto fini;
+	if ((rc = try_fn(try_arg, narrowed)) != SLURM_SUCCESS)
+		goto fini;
+	job_ptr->start_time = MAX(job_ptr->start_time, (time_t) start);
+	bit_copybits(bitmap, narrowed);
+	log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld, when its blade memory is free at %ld",
+		 job_ptr, (long) job_ptr->start_time, (long) start);
+
+fini:
+	FREE_NULL_BITMAP(narrowed);
+	xfree(running.ids);
+	xfree(running.ends);
+	return rc;
+}
+
 /* Offers cons_tres the plan's node sets one at a time, best first. RUN_NOW takes the first
  * it accepts; WILL_RUN (backfill asks "when?") the one that starts soonest. */
 static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
@@ -531,6 +608,9 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 		else
 			debug2("select/morpheus: %pJ (mode %u): %s", job_ptr, mode, why);
 		xfree(why);
+		if (mode == SELECT_MODE_WILL_RUN)
+			rc = _will_run_after_memory(job_ptr, bitmap, min_nodes, try_fn, try_arg,
+						    req, free_nodes, allowed);
 		goto fini;
 	}
 

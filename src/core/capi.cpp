@@ -4,12 +4,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "engine.hpp"
 #include "explain.hpp"
 #include "capi_guard.hpp"
 #include "input_error.hpp"
+#include "planner.hpp"
 #include "morpheus/morpheus.h"
 #include "status_queries.hpp"
 #include "status_service.hpp"
@@ -455,4 +458,56 @@ MORPHEUS_API void morpheus_forget_decision(morpheus_engine_t *e, uint64_t job_id
         e->engine.decisions().forget(job_id);
     } catch (...) {
     }
+}
+
+// The ledger as time goes on: each reservation held until its job's end, the request tried on
+// every pod with enough candidate nodes, the soonest kept. assign_blades() judges each time
+// (inside Planner::earliest_start): the placement it would get then is the one decide() gives.
+MORPHEUS_API int morpheus_earliest_start(morpheus_engine_t *e, const morpheus_request_t *req,
+                                         const uint8_t *candidate_nodes, int64_t now, int64_t duration,
+                                         const uint64_t *running_ids, const int64_t *running_ends,
+                                         size_t running_count, int64_t *start, uint8_t *pod_nodes,
+                                         morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        const ClusterModel &m = e->engine.model();
+        const Fabric &f = m.fabric();
+        std::map<uint64_t, int64_t> ends;
+        for (size_t i = 0; i < running_count; ++i) ends[running_ids[i]] = running_ends[i];
+        Planner planner(f.blades.size());
+        for (const auto &[id, r] : e->engine.ledger().reservations()) {
+            auto it = ends.find(id);
+            int64_t end = it == ends.end() || it->second >= kForever ? kForever : it->second;
+            // A job past its end still holds its memory now; Slurm ends it soon.
+            end = std::max(end, now + 1);
+            planner.hold_running(id, r.segments, std::min(r.since, now), end);
+        }
+        Request q = to_request(req);
+        std::optional<Slot> best;
+        uint32_t best_pod = 0;
+        std::string why = "no pod has enough nodes for the job";
+        for (uint32_t p = 0; p < f.pods.size(); ++p) {
+            const Pod &pod = f.pods[p];
+            uint32_t need = nodes_needed(m, q, p), have = 0;
+            for (uint32_t i = 0; i < pod.node_count; ++i) have += candidate_nodes[pod.first_node + i] != 0;
+            if (need == 0 || have < need) continue;
+            std::string pod_why;
+            std::optional<Slot> slot = planner.earliest_start(m, q, {{p, need}}, now, duration, now, &pod_why);
+            if (!slot) {
+                why = pod_why;
+                continue;
+            }
+            if (!best || slot->start < best->start) {
+                best = std::move(slot);
+                best_pod = p;
+            }
+        }
+        if (!best) throw InputError("", "", "Morpheus: " + why);
+        *start = best->start;
+        if (pod_nodes) {
+            std::memset(pod_nodes, 0, f.node_names.size());
+            std::memset(pod_nodes + f.pods[best_pod].first_node, 1, f.pods[best_pod].node_count);
+        }
+        return 0;
+    });
 }

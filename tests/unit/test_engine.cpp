@@ -351,6 +351,65 @@ static void seam_spread_feasible_decisions(void **) {
     morpheus_engine_close(&e);
 }
 
+// SELECT_MODE_WILL_RUN's answer: a job that only waits for blade memory starts when the job
+// holding it ends; held for ever (unlimited, or not listed as running): never.
+static void earliest_start_waits_for_memory(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_non_null(e);
+    const size_t n = morpheus_node_count(e);
+    const int64_t now = 1700000000;
+    std::vector<uint8_t> all(n, 1), pod(n, 0);
+    int64_t start = -1;
+    // Nothing running: it fits now, on pod1 (the only pod with 600G within 250ns).
+    morpheus_request_t waiting = hot_request(32, "600G", "250ns");
+    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, nullptr, nullptr, 0, &start,
+                                             pod.data(), &err),
+                     0);
+    assert_int_equal(start, now);
+
+    morpheus_request_t running = hot_request(31, "600G", "250ns");
+    assert_int_equal(place(e, running, &err), 0);
+    assert_null(morpheus_plan_new(e, &waiting, all.data(), &err));  // today's answer: pending
+    uint64_t ids[] = {31};
+    int64_t ends[] = {now + 100};
+    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, ids, ends, 1, &start, pod.data(),
+                                             &err),
+                     0);
+    assert_int_equal(start, now + 100);
+    assert_true(pod[morpheus_node_index(e, "gpu101")]);
+    assert_false(pod[morpheus_node_index(e, "gpu401")]);
+    // A small job fits beside it now, whatever its duration.
+    morpheus_request_t small = hot_request(33, "100G", "250ns");
+    assert_int_equal(morpheus_earliest_start(e, &small, all.data(), now, 0, ids, ends, 1, &start, nullptr, &err), 0);
+    assert_int_equal(start, now);
+    // A job past its end still holds the memory now: the next second at the earliest.
+    ends[0] = now - 5;
+    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, ids, ends, 1, &start, nullptr, &err),
+                     0);
+    assert_int_equal(start, now + 1);
+
+    // Unlimited, or not listed: held for ever.
+    ends[0] = INT64_MAX;
+    start = -1;
+    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, ids, ends, 1, &start, nullptr, &err),
+                     -1);
+    assert_int_equal(start, -1);
+    assert_non_null(std::strstr(err.message, "Morpheus: never fits"));
+    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, nullptr, nullptr, 0, &start, nullptr,
+                                             &err),
+                     -1);
+    // Without pod1's nodes it never fits within 250ns, however long it waits.
+    ends[0] = now + 100;
+    std::vector<uint8_t> no_pod1(n, 1);
+    for (size_t i = 0; i < n; ++i) no_pod1[i] = !pod[i];
+    assert_int_equal(morpheus_earliest_start(e, &waiting, no_pod1.data(), now, 60, ids, ends, 1, &start, nullptr,
+                                             &err),
+                     -1);
+    morpheus_engine_close(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(open_reports_bad_files),     cmocka_unit_test(plan_reserve_release_persist),
@@ -360,6 +419,7 @@ int main(void) {
         cmocka_unit_test(inventory_may_not_remove_reserved_memory),
         cmocka_unit_test(failed_save_changes_nothing),
         cmocka_unit_test(seam_spread_feasible_decisions),
+        cmocka_unit_test(earliest_start_waits_for_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
