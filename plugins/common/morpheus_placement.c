@@ -552,7 +552,7 @@ static int _will_run_after_memory(job_record_t *job_ptr, bitstr_t *bitmap, uint3
 	if (morpheus_earliest_start(engine, req, candidates, (int64_t) now, duration, running.ids,
 				    running.ends, running.count, &start, pod_nodes, &err) < 0) {
 		char *why = _err_text(&err);
-		debug2("select/morpheus: %pJ will not run: %s", job_ptr, why);
+		debug("select/morpheus: %pJ will not run: %s", job_ptr, why);
 		xfree(why);
 		goto fini;
 	}
@@ -564,8 +564,11 @@ static int _will_run_after_memory(job_record_t *job_ptr, bitstr_t *bitmap, uint3
 	}
 	if (bit_set_count(narrowed) < min_nodes)
 		goto fini;
-	if ((rc = try_fn(try_arg, narrowed)) != SLURM_SUCCESS)
+	if ((rc = try_fn(try_arg, narrowed)) != SLURM_SUCCESS) {
+		debug("select/morpheus: %pJ fits blade memory at %ld, cons_tres refused the nodes",
+		      job_ptr, (long) start);
 		goto fini;
+	}
 	job_ptr->start_time = MAX(job_ptr->start_time, (time_t) start);
 	bit_copybits(bitmap, narrowed);
 	log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld, when its blade memory is free at %ld",
