@@ -293,14 +293,42 @@ bool span_pods(const ClusterModel &m, const Ledger &l, const Request &req, const
         return x->free_nodes != y->free_nodes ? x->free_nodes > y->free_nodes : x->pod < y->pod;
     });
     const bool by_gpus = req.nodes == 0;
+    const uint64_t bound = effective_bound(m, req);
     uint64_t left = by_gpus ? req.gpus : req.nodes;
     std::vector<PodShare> shares;
+    // Hot memory the shares so far took: pods share blades (a spine pool is inside several
+    // pods' bounds), so each pod's own free figure would count such a blade once per pod, and
+    // a split built from those figures fails when its memory is assigned.
+    Overlay given(ideal);
     for (const PodAssessment *a : order) {
         if (left == 0) break;
         uint32_t per = by_gpus ? m.fabric().pods[a->pod].gpus_per_node : 1;
         uint64_t want_nodes = (left + per - 1) / per;
         uint64_t nodes = std::min<uint64_t>(a->free_nodes, want_nodes);
-        if (req.hot_per_node) nodes = std::min<uint64_t>(nodes, a->hot_free_in_bound / req.hot_per_node);
+        if (req.hot_per_node) {
+            nodes = std::min<uint64_t>(nodes, a->hot_free_in_bound / req.hot_per_node);
+            // The most nodes this pod can still serve beside the earlier shares (memory is
+            // monotone in nodes, so a binary search finds it).
+            uint64_t lo = 1, hi = nodes, best = 0;
+            while (lo <= hi) {
+                uint64_t mid = lo + (hi - lo) / 2;
+                Overlay trial(given);
+                std::vector<Segment> ignored;
+                PodShare s{a->pod, static_cast<uint32_t>(mid)};
+                if (take_hot(m, l, trial, s, bytes_for_nodes(req.hot_per_node, s.nodes), bound, ignored)) {
+                    best = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            nodes = best;
+            if (nodes) {
+                std::vector<Segment> taken;
+                PodShare s{a->pod, static_cast<uint32_t>(nodes)};
+                take_hot(m, l, given, s, bytes_for_nodes(req.hot_per_node, s.nodes), bound, taken);
+            }
+        }
         if (nodes == 0) continue;
         shares.push_back({a->pod, static_cast<uint32_t>(nodes)});
         left -= std::min<uint64_t>(left, nodes * per);

@@ -12,7 +12,7 @@ top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 morpheus="$top_builddir/src/cli/morpheus"
 py=${PYTHON:-python3}
-traces=${TRACES:-/work/shared/traces}
+traces=${TRACES:-$top_srcdir/../shared/traces}
 [ -x "$morpheus" ] || { echo "run-sim-bench.sh: build src/cli/morpheus first" >&2; exit 2; }
 if [ -n "${BENCH_DIR:-}" ]; then dir=$BENCH_DIR; mkdir -p "$dir"; else
     dir=$(mktemp -d "${TMPDIR:-/tmp}/morpheus-sim.XXXXXX"); trap 'rm -rf "$dir"' EXIT; fi
