@@ -157,6 +157,16 @@ void Engine::save() {
     ledger_.save(state_file_, model_->fabric());
 }
 
+void Engine::commit(Ledger next) {
+    std::swap(ledger_, next);
+    try {
+        save();
+    } catch (...) {
+        std::swap(ledger_, next);  // not on disk: not in memory either
+        throw;
+    }
+}
+
 // Saves are durable (fsync'ed) before reserve()/release() return; nothing is left to batch.
 void Engine::sync() {}
 
@@ -199,26 +209,14 @@ Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nod
     r.hot_latency_bound_ns = p.hot_latency_bound_ns;
     Ledger next = ledger_;
     if (!next.reserve(r, m.inventory(), &why)) throw InputError("", "job " + std::to_string(req.job_id), why);
-    std::swap(ledger_, next);
-    try {
-        save();
-    } catch (...) {
-        std::swap(ledger_, next);  // not on disk: not in memory either
-        throw;
-    }
+    commit(std::move(next));
     return r;
 }
 
 bool Engine::release(uint64_t job_id) {
     Ledger next = ledger_;
     if (!next.release(job_id)) return false;
-    std::swap(ledger_, next);
-    try {
-        save();
-    } catch (...) {
-        std::swap(ledger_, next);
-        throw;
-    }
+    commit(std::move(next));
     return true;
 }
 
@@ -229,13 +227,7 @@ size_t Engine::reconcile(const std::vector<uint64_t> &running) {
     if (gone.empty()) return 0;
     Ledger next = ledger_;
     for (uint64_t id : gone) next.release(id);
-    std::swap(ledger_, next);
-    try {
-        save();
-    } catch (...) {
-        std::swap(ledger_, next);
-        throw;
-    }
+    commit(std::move(next));
     return gone.size();
 }
 

@@ -66,6 +66,9 @@ private:
     static Loaded load_all(const std::string &conf_path);
     void mark_affected();
     void save();
+    // Saves `next` and only then makes it the ledger: a failed save (disk full) throws and
+    // leaves both the file and the memory as they were.
+    void commit(Ledger next);
 
     std::string conf_path_, default_state_file_, state_file_;
     Config config_;
