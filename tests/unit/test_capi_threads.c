@@ -280,7 +280,7 @@ static void write_big_fabric(FILE *f)
 struct reloader {
 	morpheus_engine_t *engine;
 	int rc;
-	volatile int started;
+	int started; /* set and read with __atomic builtins: the test must be race-free too */
 	double seconds, ended_at;
 	morpheus_error_t err;
 };
@@ -290,7 +290,7 @@ static void *reload_thread(void *arg)
 	struct reloader *r = arg;
 	double t0 = now_s();
 
-	r->started = 1;
+	__atomic_store_n(&r->started, 1, __ATOMIC_RELEASE);
 	r->rc = morpheus_engine_reload(r->engine, &r->err);
 	r->ended_at = now_s();
 	r->seconds = r->ended_at - t0;
@@ -350,7 +350,7 @@ static void plan_and_reserve_during_reload(void **state)
 	write_big_fabric(f);
 	fclose(f);
 	assert_int_equal(pthread_create(&reload, NULL, reload_thread, &r), 0);
-	while (!r.started)
+	while (!__atomic_load_n(&r.started, __ATOMIC_ACQUIRE))
 		usleep(1000);
 	usleep(20 * 1000); /* the reload is reading and building now */
 	assert_int_equal(pthread_create(&calls, NULL, call_thread, &c), 0);
