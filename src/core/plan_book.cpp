@@ -64,11 +64,15 @@ const PendingPlan *PlanBook::delayed_by(const Inventory &inv, const Ledger &ledg
                                         int64_t from, int64_t to) const {
     Planner planner(inv.blades.size());
     hold_running_jobs(planner, ledger, running_ends, from);
+    PendingPlan asking;
+    asking.job_id = job_id;
+    asking.priority = priority;
+    asking.submit = submit;
     uint32_t order = 0;
     for (const PendingPlan &p : plans_) {
         // Plans are in order: once one does not outrank the job, none after it does.
         if (p.job_id == job_id) continue;
-        if (!outranks(p.priority, p.submit, p.job_id, PendingPlan{job_id, priority, submit})) break;
+        if (!outranks(p.priority, p.submit, p.job_id, asking)) break;
         planner.hold_planned(p.job_id, order++, p.segments, p.start, p.end);
     }
     if (planner.planned_count() == 0) return nullptr;

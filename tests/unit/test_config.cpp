@@ -39,7 +39,9 @@ static void bad_lines_name_the_line(void **) {
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile\n", "m.conf"); }, {"line 2", "Key=Value"});
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nPlanDepth=-1\n", "m.conf"); },
                        {"m.conf", "line 3", "PlanDepth=-1", "0 to 1024"});
-    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nPlanDepth=\n", "m.conf"); },
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nPlanDepth=eight\n", "m.conf"); },
+                       {"line 3", "0 to 1024"});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nPlanDepth=1025\n", "m.conf"); },
                        {"line 3", "0 to 1024"});
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nWeightLoad=-1\n", "m.conf"); },
                        {"line 3", "not a weight"});
