@@ -632,6 +632,11 @@ static bool _delays_planned_job(job_record_t *job_ptr, bitstr_t *nodes,
 	time_t now = time(NULL);
 	int rc = 0;
 
+	/* No plan (the usual case): no walk over the job list for every job tested. */
+	if (!morpheus_planned_jobs(engine, (int64_t) now, &victim, 1)) {
+		xfree(fabric_nodes);
+		return false;
+	}
 	for (int i = 0; i < bit_size(nodes); i++) {
 		int f;
 		if (bit_test(nodes, i) && ((f = _fabric_index(i)) >= 0))
