@@ -181,6 +181,30 @@ int morpheus_earliest_start(morpheus_engine_t *engine, const morpheus_request_t 
 			    size_t running_count, int64_t *start, uint8_t *pod_nodes,
 			    morpheus_error_t *err);
 
+/* Blade memory kept for the PlanDepth highest-priority pending jobs (morpheus.conf).
+ * morpheus_keep_plan: after morpheus_earliest_start() answered for job_id, keeps that plan
+ * (its blades, held from `start`, the later of the memory's and the nodes' start, for the
+ * duration asked) with the job's Slurm priority (higher first) and submit time (ties: earlier
+ * first). Replaces the job's earlier plan. 1 kept, 0 not (not among the PlanDepth highest, or
+ * no answer for job_id). Plans not renewed for 120 s expire. */
+int morpheus_keep_plan(morpheus_engine_t *engine, uint64_t job_id, uint32_t priority, int64_t submit_time,
+		       int64_t start, int64_t now);
+/* The job started, ended or was cancelled: its plan goes (harmless when it has none). */
+void morpheus_drop_plan(morpheus_engine_t *engine, uint64_t job_id);
+/* Jobs with a live plan, highest priority first; returns how many ids were written. */
+size_t morpheus_planned_jobs(morpheus_engine_t *engine, int64_t now, uint64_t *ids, size_t max);
+/* RUN_NOW: would the job, placed on `nodes` (fabric indexes, as morpheus_reserve) and holding
+ * that memory until now + duration (<= 0: unlimited), push back the planned start of a job
+ * that outranks it (priority, then submit time)? Running jobs hold their memory until their
+ * ends (as morpheus_earliest_start). 1: yes, *victim and *victim_start (its planned start) say
+ * whose; 0: no (a job is never delayed by its own plan); -1: err says why (e.g. the memory
+ * does not fit those nodes). */
+int morpheus_delays_planned(morpheus_engine_t *engine, const morpheus_request_t *req, const uint32_t *nodes,
+			    size_t node_count, int64_t now, int64_t duration, uint32_t priority,
+			    int64_t submit_time, const uint64_t *running_ids, const int64_t *running_ends,
+			    size_t running_count, uint64_t *victim, int64_t *victim_start,
+			    morpheus_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

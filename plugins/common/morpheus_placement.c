@@ -529,6 +529,44 @@ static int _append_running_end(void *x, void *arg)
  * reason Morpheus set stays: the job still waits for memory, and RUN_NOW still refuses it
  * until the memory is back.
  */
+/* Fills running from job_list (the caller holds the job lock); false without one. */
+static bool _collect_running_ends(struct running_ends *running)
+{
+	int n;
+
+	if (!&job_list || !job_list)
+		return false;
+	n = list_count(job_list);
+	running->ids = xcalloc(n + 1, sizeof(uint64_t));
+	running->ends = xcalloc(n + 1, sizeof(int64_t));
+	running->count = 0;
+	list_for_each(job_list, _append_running_end, running);
+	return true;
+}
+
+/* The job's time limit in seconds, 0 when unlimited. */
+static int64_t _duration(job_record_t *job_ptr)
+{
+	if ((job_ptr->time_limit == INFINITE) || (job_ptr->time_limit == NO_VAL))
+		return 0;
+	return (int64_t) job_ptr->time_limit * 60;
+}
+
+static time_t _submit_time(job_record_t *job_ptr)
+{
+	return job_ptr->details ? job_ptr->details->submit_time : 0;
+}
+
+/* PlanDepth: the plan WILL_RUN just made for the job is kept if it is among the highest
+ * priorities, so RUN_NOW keeps lower-priority jobs off its memory (_delays_planned_job). */
+static void _keep_plan(job_record_t *job_ptr, time_t now)
+{
+	if (morpheus_keep_plan(engine, job_ptr->job_id, job_ptr->priority, _submit_time(job_ptr),
+			       (int64_t) job_ptr->start_time, (int64_t) now) == 1)
+		log_flag(SELECT_TYPE, "select/morpheus: %pJ blade memory planned from %ld (priority %u)",
+			 job_ptr, (long) job_ptr->start_time, job_ptr->priority);
+}
+
 static int _will_run_after_memory(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 				  placement_try_fn try_fn, void *try_arg,
 				  const morpheus_request_t *req, const uint8_t *candidates,
@@ -537,18 +575,12 @@ static int _will_run_after_memory(job_record_t *job_ptr, bitstr_t *bitmap, uint3
 	struct running_ends running = { NULL, NULL, 0 };
 	morpheus_error_t err;
 	time_t now = time(NULL);
-	int64_t start = 0, duration = 0;
+	int64_t start = 0, duration = _duration(job_ptr); /* 0: unlimited */
 	bitstr_t *narrowed = NULL;
-	int rc = SLURM_ERROR, nbits = bit_size(bitmap), n;
+	int rc = SLURM_ERROR, nbits = bit_size(bitmap);
 
-	if (!&job_list || !job_list)
+	if (!_collect_running_ends(&running))
 		return SLURM_ERROR;
-	n = list_count(job_list);
-	running.ids = xcalloc(n + 1, sizeof(uint64_t));
-	running.ends = xcalloc(n + 1, sizeof(int64_t));
-	list_for_each(job_list, _append_running_end, &running);
-	if ((job_ptr->time_limit != INFINITE) && (job_ptr->time_limit != NO_VAL))
-		duration = (int64_t) job_ptr->time_limit * 60; /* else 0: unlimited */
 	if (morpheus_earliest_start(engine, req, candidates, (int64_t) now, duration, running.ids,
 				    running.ends, running.count, &start, pod_nodes, &err) < 0) {
 		char *why = _err_text(&err);
@@ -573,12 +605,66 @@ static int _will_run_after_memory(job_record_t *job_ptr, bitstr_t *bitmap, uint3
 	bit_copybits(bitmap, narrowed);
 	log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld, when its blade memory is free at %ld",
 		 job_ptr, (long) job_ptr->start_time, (long) start);
+	_keep_plan(job_ptr, now);
 
 fini:
 	FREE_NULL_BITMAP(narrowed);
 	xfree(running.ids);
 	xfree(running.ends);
 	return rc;
+}
+
+/*
+ * PlanDepth, RUN_NOW: would the job, on the nodes cons_tres chose, hold blade memory that a
+ * planned job of higher priority waits for, past its planned start? Then *why says whose. A
+ * core error (the memory does not fit these nodes) is not a delay: job_begin's reservation
+ * judges that.
+ */
+static bool _delays_planned_job(job_record_t *job_ptr, bitstr_t *nodes,
+				const morpheus_request_t *req, char **why)
+{
+	struct running_ends running = { NULL, NULL, 0 };
+	morpheus_error_t err;
+	uint32_t *fabric_nodes = xcalloc(MAX(bit_size(nodes), 1), sizeof(uint32_t));
+	size_t count = 0;
+	uint64_t victim = 0;
+	int64_t victim_start = 0;
+	time_t now = time(NULL);
+	int rc = 0;
+
+	/* No plan (the usual case): no walk over the job list for every job tested. */
+	if (!morpheus_planned_jobs(engine, (int64_t) now, &victim, 1)) {
+		xfree(fabric_nodes);
+		return false;
+	}
+	for (int i = 0; i < bit_size(nodes); i++) {
+		int f;
+		if (bit_test(nodes, i) && ((f = _fabric_index(i)) >= 0))
+			fabric_nodes[count++] = f;
+	}
+	if (count && _collect_running_ends(&running))
+		rc = morpheus_delays_planned(engine, req, fabric_nodes, count, (int64_t) now,
+					     _duration(job_ptr), job_ptr->priority,
+					     _submit_time(job_ptr), running.ids, running.ends,
+					     running.count, &victim, &victim_start, &err);
+	if (rc < 0) {
+		char *e = _err_text(&err);
+		debug2("select/morpheus: %pJ delay check: %s", job_ptr, e);
+		xfree(e);
+	} else if (rc == 1) {
+		char hms[16] = "";
+		time_t t = (time_t) victim_start;
+		struct tm tm;
+		if (localtime_r(&t, &tm))
+			strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+		xfree(*why);
+		*why = xstrdup_printf("would delay job %" PRIu64 "'s blade memory (planned start %s)",
+				      victim, hms);
+	}
+	xfree(fabric_nodes);
+	xfree(running.ids);
+	xfree(running.ends);
+	return rc == 1;
 }
 
 /* Offers cons_tres the plan's node sets one at a time, best first. RUN_NOW takes the first
@@ -597,6 +683,7 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	bitstr_t *best_nodes = NULL;
 	size_t steps, best = NO_STEP, last_tried = NO_STEP;
 	time_t best_start = 0;
+	char *delay_why = NULL; /* RUN_NOW refused to keep a planned job's memory */
 
 	for (int i = 0; i < nbits; i++) {
 		int f;
@@ -629,6 +716,11 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 			 rc == SLURM_SUCCESS ? "accepted" : "refused by cons_tres");
 		if (rc != SLURM_SUCCESS)
 			continue;
+		if ((mode == SELECT_MODE_RUN_NOW) &&
+		    _delays_planned_job(job_ptr, narrowed, req, &delay_why)) {
+			rc = SLURM_ERROR; /* another pod's memory may not be planned for anyone */
+			continue;
+		}
 		if ((mode != SELECT_MODE_WILL_RUN) || (job_ptr->start_time <= time(NULL))) {
 			bit_copybits(bitmap, narrowed);
 			goto fini;
@@ -661,6 +753,11 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 			 job_ptr, (long) job_ptr->start_time, best + 1, steps,
 			 morpheus_plan_step_pods(plan, best));
 	}
+	if (delay_why && (rc != SLURM_SUCCESS)) {
+		*refused = true;
+		_set_reason(job_ptr, delay_why);
+		goto fini;
+	}
 	/* Every pod the core offered was refused by cons_tres (CPUs, GRES, memory busy): the
 	 * job waits like any other job, with Slurm's own reason. */
 
@@ -670,10 +767,27 @@ fini:
 	FREE_NULL_BITMAP(best_nodes);
 	xfree(free_nodes);
 	xfree(allowed);
+	xfree(delay_why);
 	return rc;
 }
 
 static void _restore_running_locked(struct xlist *jobs);
+
+/* PlanDepth: a plan whose job is no longer pending (started, gone, held back by a requeue
+ * that did not reach job_fini) goes, so it keeps no memory from anyone. */
+static void _drop_gone_plans_locked(time_t now)
+{
+	uint64_t ids[1024];
+	size_t count = morpheus_planned_jobs(engine, (int64_t) now, ids, 1024);
+
+	for (size_t i = 0; i < count; i++) {
+		job_record_t *job_ptr = find_job_record((uint32_t) ids[i]);
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr)) {
+			morpheus_drop_plan(engine, ids[i]);
+			debug2("select/morpheus: dropped the plan of JobId=%" PRIu64, ids[i]);
+		}
+	}
+}
 
 /*
  * Decisions are kept for `morpheus explain` until the job's reservation is released; a job
@@ -699,6 +813,7 @@ static void _forget_gone_jobs_locked(void)
 			       job_ptr ? "finished" : "gone");
 		}
 	}
+	_drop_gone_plans_locked(now);
 }
 
 extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
@@ -921,6 +1036,7 @@ extern int placement_job_begin(placement_job_fn job_begin, job_record_t *job_ptr
 			      err.message);
 		goto fini;
 	}
+	morpheus_drop_plan(engine, job_ptr->job_id); /* started: it holds its memory now */
 	_publish(job_ptr);
 fini:
 	slurm_mutex_unlock(&glue_lock);
@@ -937,6 +1053,7 @@ extern void placement_job_fini(job_record_t *job_ptr)
 		return;
 	slurm_mutex_lock(&glue_lock);
 	if (engine) {
+		morpheus_drop_plan(engine, job_ptr->job_id);
 		if ((rc = morpheus_release(engine, job_ptr->job_id, &err)) < 0)
 			error("select/morpheus: %pJ: release failed: %s", job_ptr, err.message);
 		else if (rc == 1)

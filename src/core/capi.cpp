@@ -23,6 +23,7 @@ using morpheus::capi::set_error;
 
 struct morpheus_engine {
     Engine engine;
+    PendingPlan last_plan;  // what the last morpheus_earliest_start() found, for morpheus_keep_plan()
     std::unique_ptr<StatusService> status;  // declared last: stopped before the engine goes
     morpheus_engine(const char *conf, const char *state) : engine(conf, state ? state : "") {}
 };
@@ -475,13 +476,7 @@ MORPHEUS_API int morpheus_earliest_start(morpheus_engine_t *e, const morpheus_re
         std::map<uint64_t, int64_t> ends;
         for (size_t i = 0; i < running_count; ++i) ends[running_ids[i]] = running_ends[i];
         Planner planner(f.blades.size());
-        for (const auto &[id, r] : e->engine.ledger().reservations()) {
-            auto it = ends.find(id);
-            int64_t end = it == ends.end() || it->second >= kForever ? kForever : it->second;
-            // A job past its end still holds its memory now; Slurm ends it soon.
-            end = std::max(end, now + 1);
-            planner.hold_running(id, r.segments, std::min(r.since, now), end);
-        }
+        hold_running_jobs(planner, e->engine.ledger(), ends, now);
         Request q = to_request(req);
         std::optional<Slot> best;
         uint32_t best_pod = 0;
@@ -504,10 +499,84 @@ MORPHEUS_API int morpheus_earliest_start(morpheus_engine_t *e, const morpheus_re
         }
         if (!best) throw InputError("", "", "Morpheus: " + why);
         *start = best->start;
+        e->last_plan = PendingPlan{};
+        e->last_plan.job_id = req->job_id;
+        e->last_plan.segments = best->placement.segments;
+        e->last_plan.start = best->start;
+        e->last_plan.end = duration <= 0 || duration >= kForever - best->start ? kForever : best->start + duration;
         if (pod_nodes) {
             std::memset(pod_nodes, 0, f.node_names.size());
             std::memset(pod_nodes + f.pods[best_pod].first_node, 1, f.pods[best_pod].node_count);
         }
         return 0;
+    });
+}
+
+MORPHEUS_API int morpheus_keep_plan(morpheus_engine_t *e, uint64_t job_id, uint32_t priority, int64_t submit_time,
+                                    int64_t start, int64_t now) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        PendingPlan p = e->last_plan;
+        if (p.job_id != job_id || job_id == 0) return 0;
+        // Nodes may come later than the memory: the plan holds the memory from the later start.
+        if (start > p.start) {
+            if (p.end < kForever) p.end += start - p.start;
+            p.start = start;
+        }
+        p.priority = priority;
+        p.submit = submit_time;
+        p.made_at = now;
+        e->engine.plans().expire(now);
+        return e->engine.plans().keep(std::move(p), e->engine.config().plan_depth) ? 1 : 0;
+    } catch (...) {
+        return 0;
+    }
+}
+
+MORPHEUS_API void morpheus_drop_plan(morpheus_engine_t *e, uint64_t job_id) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.plans().drop(job_id);
+    } catch (...) {
+    }
+}
+
+MORPHEUS_API size_t morpheus_planned_jobs(morpheus_engine_t *e, int64_t now, uint64_t *ids, size_t max) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.plans().expire(now);
+        std::vector<uint64_t> jobs = e->engine.plans().jobs();
+        size_t n = std::min(max, jobs.size());
+        for (size_t i = 0; i < n; ++i) ids[i] = jobs[i];
+        return n;
+    } catch (...) {
+        return 0;
+    }
+}
+
+// The blades the job would get on `nodes` now (as morpheus_reserve would choose them), held
+// until now + duration over the running jobs' reservations (until their ends) and the plans
+// of the jobs that outrank it: does any planned start move back?
+MORPHEUS_API int morpheus_delays_planned(morpheus_engine_t *e, const morpheus_request_t *req, const uint32_t *nodes,
+                                         size_t node_count, int64_t now, int64_t duration, uint32_t priority,
+                                         int64_t submit_time, const uint64_t *running_ids, const int64_t *running_ends,
+                                         size_t running_count, uint64_t *victim, int64_t *victim_start,
+                                         morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        PlanBook &plans = e->engine.plans();
+        plans.expire(now);
+        if (plans.size() == 0) return 0;
+        Request q = to_request(req);
+        Placement p = e->engine.place_on(q, std::vector<uint32_t>(nodes, nodes + node_count));
+        std::map<uint64_t, int64_t> ends;
+        for (size_t i = 0; i < running_count; ++i) ends[running_ids[i]] = running_ends[i];
+        const int64_t to = duration <= 0 || duration >= kForever - now ? kForever : now + duration;
+        const PendingPlan *hit = plans.delayed_by(e->engine.model().inventory(), e->engine.ledger(), ends, q.job_id,
+                                                  priority, submit_time, p.segments, now, to);
+        if (!hit) return 0;
+        if (victim) *victim = hit->job_id;
+        if (victim_start) *victim_start = hit->start;
+        return 1;
     });
 }

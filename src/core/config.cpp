@@ -119,6 +119,13 @@ Config parse_config(const std::string &text, const std::string &name) {
                     throw InputError(name, where, key + "=" + value + " is not a number of seconds",
                                      "give 1 to 3600, e.g. InventoryCheckInterval=5");
                 c.inventory_check_interval_s = static_cast<uint32_t>(v);
+            } else if (k == "plandepth") {
+                char *end = nullptr;
+                long v = std::strtol(value.c_str(), &end, 10);
+                if (value.empty() || *end || v < 0 || v > 1024)
+                    throw InputError(name, where, key + "=" + value + " is not a number of jobs",
+                                     "give 0 to 1024, e.g. PlanDepth=8 (0: keep no blade memory for pending jobs)");
+                c.plan_depth = static_cast<uint32_t>(v);
             } else if (k == "statusport") {
                 char *end = nullptr;
                 long v = std::strtol(value.c_str(), &end, 10);
@@ -139,7 +146,7 @@ Config parse_config(const std::string &text, const std::string &name) {
                 throw InputError(name, where, "unknown key \"" + key + "\"",
                                  "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, "
                                  "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
-                                 "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, StatusPort, StatusAddress");
+                                 "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, PlanDepth, StatusPort, StatusAddress");
             }
         } catch (const InputError &e) {
             if (!e.file().empty()) throw;

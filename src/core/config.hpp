@@ -18,6 +18,9 @@ struct Config {
     PlacementSettings placement;
     BladeFailurePolicy failure_policy = BladeFailurePolicy::Requeue;
     uint32_t inventory_check_interval_s = 5;  // how often the inventory file's mtime is looked at
+    // Pending jobs (highest priority first) whose planned blade memory a lower-priority job
+    // may not take; 0: none.
+    uint32_t plan_depth = 8;
     uint16_t status_port = 0;                 // 0: no status server
     std::string status_address;               // "" : the plugin's default (slurmctld's address)
 };

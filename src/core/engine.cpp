@@ -114,6 +114,7 @@ void Engine::reload() {
     state_file_ = state;
     inventory_stamp_ = stamp;
     ++generation_;
+    plans_ = PlanBook();  // blade numbers may have changed: backfill plans again
     newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
 }
 
@@ -170,7 +171,7 @@ void Engine::commit(Ledger next) {
 // Saves are durable (fsync'ed) before reserve()/release() return; nothing is left to batch.
 void Engine::sync() {}
 
-Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nodes) {
+Placement Engine::place_on(const Request &req, const std::vector<uint32_t> &nodes) const {
     const ClusterModel &m = *model_;
     std::vector<PodShare> shares;
     for (uint32_t n : nodes) {
@@ -199,6 +200,13 @@ Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nod
     Placement p;
     std::string why;
     if (!assign_blades(m, *base, req, shares, p, &why)) throw InputError("", "job " + std::to_string(req.job_id), why);
+    return p;
+}
+
+Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nodes) {
+    const ClusterModel &m = *model_;
+    Placement p = place_on(req, nodes);
+    std::string why;
     Reservation r;
     r.job_id = req.job_id;
     r.uid = req.uid;

@@ -12,6 +12,7 @@
 #include "decision_log.hpp"
 #include "ledger.hpp"
 #include "placement.hpp"
+#include "plan_book.hpp"
 
 namespace morpheus {
 
@@ -41,6 +42,9 @@ public:
 
     // Reserves blades for the nodes Slurm allocated; persists before returning.
     Reservation reserve(const Request &req, const std::vector<uint32_t> &nodes);
+    // The blades reserve() would choose for those nodes now, reserving nothing; throws
+    // InputError when the memory does not fit.
+    Placement place_on(const Request &req, const std::vector<uint32_t> &nodes) const;
     bool release(uint64_t job_id);
     // Nothing to do: every change is written durably (fsync, rename, directory fsync) before
     // reserve()/release() return. Kept for the C ABI.
@@ -52,6 +56,8 @@ public:
     std::vector<uint64_t> take_newly_affected();
 
     DecisionLog &decisions() { return decisions_; }
+    // Blade memory planned for the highest-priority pending jobs (PlanDepth).
+    PlanBook &plans() { return plans_; }
     const DecisionLog &decisions() const { return decisions_; }
 
     // Guards everything the engine holds (const: the C ABI's read-only calls lock too).
@@ -81,6 +87,7 @@ private:
     std::vector<uint64_t> newly_affected_;
     bool unsynced_ = false;
     DecisionLog decisions_;
+    PlanBook plans_;
     // mutex_ guards every member. reload_mutex_ serialises reload() and refresh_inventory(),
     // the only writers of config_, model_, state_file_ and the inventory stamps: holding it
     // alone they may read those (no one else writes them) while they parse; they write them

@@ -19,6 +19,8 @@ static void keys_are_case_insensitive_and_typed(void **) {
     assert_int_equal(c.placement.default_hot_latency_ns, 1200);
     assert_true(c.placement.weights.load == 2.0);
     assert_int_equal(c.status_port, 6999);
+    assert_int_equal(c.plan_depth, 8);  // default
+    assert_int_equal(parse_config("FabricFile=f\nInventoryFile=i\nPlanDepth=0\n", "m.conf").plan_depth, 0);
     assert_string_equal(c.status_address.c_str(), "");  // unset: the plugin's default
     Config addr = parse_config("FabricFile=f\nInventoryFile=i\nStatusAddress=10.0.0.1\n", "m.conf");
     assert_string_equal(addr.status_address.c_str(), "10.0.0.1");
@@ -35,6 +37,12 @@ static void bad_lines_name_the_line(void **) {
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nDefaultHotLatency=fast\n", "m.conf"); },
                        {"m.conf", "line 3", "not a number"});
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile\n", "m.conf"); }, {"line 2", "Key=Value"});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nPlanDepth=-1\n", "m.conf"); },
+                       {"m.conf", "line 3", "PlanDepth=-1", "0 to 1024"});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nPlanDepth=eight\n", "m.conf"); },
+                       {"line 3", "0 to 1024"});
+    expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nPlanDepth=1025\n", "m.conf"); },
+                       {"line 3", "0 to 1024"});
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nWeightLoad=-1\n", "m.conf"); },
                        {"line 3", "not a weight"});
     expect_input_error([] { parse_config("FabricFile=f\nInventoryFile=i\nBladeFailurePolicy=panic\n", "m.conf"); },

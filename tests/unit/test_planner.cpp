@@ -5,6 +5,7 @@
 
 #include "cluster_model.hpp"
 #include "memory_timeline.hpp"
+#include "plan_book.hpp"
 #include "planner.hpp"
 #include "test_support.hpp"
 
@@ -125,6 +126,75 @@ static void job_ending_before_the_planned_start_fits_in_the_gap(void **) {
     assert_non_null(pl.delayed_by(m.inventory(), s->placement.segments, 0, 1001));
 }
 
+static PendingPlan plan(uint64_t id, uint32_t priority, int64_t submit, std::vector<Segment> segs = {},
+                        int64_t start = 1000, int64_t end = 5000) {
+    PendingPlan p;
+    p.job_id = id;
+    p.priority = priority;
+    p.submit = submit;
+    p.segments = std::move(segs);
+    p.start = start;
+    p.end = end;
+    p.made_at = 0;
+    return p;
+}
+
+// PlanDepth: only the highest priorities are kept (ties: earlier submit); replans replace.
+static void plan_book_keeps_the_highest_priorities(void **) {
+    PlanBook book;
+    assert_true(book.keep(plan(1, 10, 100), 2));
+    assert_true(book.keep(plan(2, 30, 100), 2));
+    assert_false(book.keep(plan(3, 5, 50), 2));   // lower than both: not kept
+    assert_true(book.keep(plan(4, 10, 50), 2));   // ties with 1, submitted earlier: 1 goes
+    std::vector<uint64_t> ids = book.jobs();
+    assert_int_equal(ids.size(), 2);
+    assert_int_equal(ids[0], 2);
+    assert_int_equal(ids[1], 4);
+    assert_true(book.keep(plan(4, 40, 50), 2));   // replanned with a new priority: one entry
+    assert_int_equal(book.size(), 2);
+    assert_int_equal(book.jobs()[0], 4);
+    assert_false(book.keep(plan(5, 99, 0), 0));   // PlanDepth=0: nothing kept
+    assert_true(book.drop(2));
+    assert_false(book.drop(2));
+    book.expire(PlanBook::kPlanLifetime);
+    assert_int_equal(book.size(), 1);
+    book.expire(PlanBook::kPlanLifetime + 1);
+    assert_int_equal(book.size(), 0);
+}
+
+// Only plans that outrank the job asking protect memory from it, never its own plan; running
+// jobs hold their memory until their ends.
+static void plan_book_protects_from_lower_priorities_only(void **) {
+    ClusterModel m = example();
+    Ledger ledger(m.fabric().blades.size());
+    PlanBook book;
+    book.keep(plan(7, 100, 10, fill_in_bound(m, 250)), 8);
+    Request r = hot(1, 128 * kGiB, 250);
+    Placement p;
+    assert_true(assign_blades(m, ledger, r, {{pod1(m), 1}}, p, nullptr));
+    const std::map<uint64_t, int64_t> ends;
+    const PendingPlan *v = book.delayed_by(m.inventory(), ledger, ends, 99, 50, 20, p.segments, 0, 2000);
+    assert_non_null(v);
+    assert_int_equal(v->job_id, 7);
+    assert_int_equal(v->start, 1000);
+    // Ends before the planned start: allowed.
+    assert_null(book.delayed_by(m.inventory(), ledger, ends, 99, 50, 20, p.segments, 0, 1000));
+    // Higher priority, or same priority submitted earlier: not held back by job 7's plan.
+    assert_null(book.delayed_by(m.inventory(), ledger, ends, 99, 200, 20, p.segments, 0, 2000));
+    assert_null(book.delayed_by(m.inventory(), ledger, ends, 99, 100, 5, p.segments, 0, 2000));
+    // The planned job itself.
+    assert_null(book.delayed_by(m.inventory(), ledger, ends, 7, 100, 10, p.segments, 0, 2000));
+    // Memory job 7 does not need (a loose bound, beyond its blades): allowed.
+    Placement loose;
+    Ledger full = ledger;
+    Reservation hold;
+    hold.job_id = 1;
+    hold.segments = fill_in_bound(m, 250);
+    assert_true(full.reserve(hold, m.inventory(), nullptr));
+    assert_true(assign_blades(m, full, hot(1, 128 * kGiB, 2000), {{pod1(m), 1}}, loose, nullptr));
+    assert_null(book.delayed_by(m.inventory(), ledger, ends, 99, 50, 20, loose.segments, 0, 2000));
+}
+
 static void releases_move_starts_earlier(void **) {
     ClusterModel m = example();
     Planner pl(m.fabric().blades.size());
@@ -211,6 +281,8 @@ int main(void) {
         cmocka_unit_test(waits_for_running_jobs_to_end),
         cmocka_unit_test(planned_job_blocks_later_lower_priority_ones),
         cmocka_unit_test(job_ending_before_the_planned_start_fits_in_the_gap),
+        cmocka_unit_test(plan_book_keeps_the_highest_priorities),
+        cmocka_unit_test(plan_book_protects_from_lower_priorities_only),
         cmocka_unit_test(releases_move_starts_earlier),
         cmocka_unit_test(cold_memory_waits_too),
         cmocka_unit_test(bytes_are_conserved),
