@@ -718,6 +718,9 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 			continue;
 		if ((mode == SELECT_MODE_RUN_NOW) &&
 		    _delays_planned_job(job_ptr, narrowed, req, &delay_why)) {
+			/* cons_tres accepted and built the job's resources: drop them, as Slurm
+			 * does when it refuses a job after the node selection (accounting). */
+			free_job_resources(&job_ptr->job_resrcs);
 			rc = SLURM_ERROR; /* another pod's memory may not be planned for anyone */
 			continue;
 		}
