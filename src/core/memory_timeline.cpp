@@ -28,6 +28,25 @@ uint64_t MemoryTimeline::peak(int64_t from, int64_t to) const {
     return most;
 }
 
+uint64_t MemoryTimeline::peak(int64_t from, int64_t to, int64_t &falls_at) const {
+    auto it = first_after(steps_, from);
+    uint64_t most = it == steps_.begin() ? 0 : std::prev(it)->level;
+    auto after_most = it;  // the step after the last one at the peak (the window's start counts as one)
+    for (; it != steps_.end() && it->time < to; ++it)
+        if (it->level >= most) {
+            most = it->level;
+            after_most = std::next(it);
+        }
+    falls_at = kForever;
+    if (most == 0) return 0;  // nothing held: it cannot fall
+    for (it = after_most; it != steps_.end() && it->time < kForever; ++it)
+        if (it->level < most) {
+            falls_at = it->time;
+            break;
+        }
+    return most;
+}
+
 void MemoryTimeline::drops_after(int64_t after, std::vector<int64_t> &out) const {
     auto it = first_after(steps_, after);
     uint64_t before = it == steps_.begin() ? 0 : std::prev(it)->level;

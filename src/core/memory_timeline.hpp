@@ -24,6 +24,11 @@ public:
     // Most bytes held at any time in [from, to): what a job holding memory over that window
     // must leave room for. O(log n + steps inside the window).
     uint64_t peak(int64_t from, int64_t to) const;
+    // peak(), and in `falls_at` the first time after `from` at which a window of the same
+    // length could start holding less: the end of the last stretch at the peak inside the
+    // window (kForever when it never falls). A window starting any earlier still holds the
+    // peak, so a request too big for it cannot fit before then. One search, one pass.
+    uint64_t peak(int64_t from, int64_t to, int64_t &falls_at) const;
     // Appends the times after `after` at which the held bytes fall (a hold ends).
     void drops_after(int64_t after, std::vector<int64_t> &out) const;
     // The first of those times, kForever when none.

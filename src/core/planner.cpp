@@ -1,6 +1,7 @@
 // Planner bookkeeping and its two queries. The earliest start only needs to be tried at the
-// first possible time and at times a hold ends: between two such times, memory held over a
-// window can only grow, so a request that does not fit at one cannot fit until the next.
+// first possible time and at times some blade it looked at holds less over the window: each
+// blade's peak over a sliding window lasts until its last stretch at the peak ends, so a
+// request that does not fit at one such time cannot fit until the next.
 #include "planner.hpp"
 
 #include <algorithm>
@@ -91,8 +92,9 @@ std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request
         uint64_t &slot = view_.reserved_[b][static_cast<size_t>(tier)];
         if (slot == kViewFull) {
             const MemoryTimeline &line = timeline(b, tier);
-            slot = line.peak(t, to);
-            next = std::min(next, line.next_drop(t));
+            int64_t falls_at;
+            slot = line.peak(t, to, falls_at);
+            next = std::min(next, falls_at);
             touched_.emplace_back(b, tier);
         }
         return inv.admits(b) ? view_.free(b, tier, inv) : 0;
@@ -163,8 +165,8 @@ std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request
         }
         restore_view();
         if (!final_checked) break;
-        // Nothing it looked at gives memory back before `next`; over a window starting
-        // between, memory held can only be the same or more.
+        // No blade it looked at holds less over a window starting before `next` (each blade's
+        // peak lasts until its last stretch at the peak ends), so nothing fits before then.
     }
     if (why) *why = "never fits, even after every running and planned job ends: " + last_why;
     return std::nullopt;

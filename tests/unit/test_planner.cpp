@@ -71,6 +71,73 @@ static void timeline_steps(void **) {
     assert_true(t.empty());
 }
 
+// Random holds against a per-second array: at(), peak() and when a window's peak can first
+// fall (the end of the last stretch at the peak inside it; any window starting earlier still
+// holds the peak, and the level there is below it).
+static void timeline_matches_a_naive_reference(void **) {
+    constexpr int64_t kSpan = 400;  // finite holds and queries stay well inside
+    std::mt19937_64 rng(7);
+    for (int round = 0; round < 20; ++round) {
+        MemoryTimeline line;
+        std::vector<uint64_t> level(kSpan, 0);
+        struct H {
+            int64_t from, to;
+            uint64_t bytes;
+        };
+        std::vector<H> holds;
+        auto apply = [&](const H &h, bool add) {
+            for (int64_t t = h.from; t < std::min(h.to, kSpan); ++t) level[t] = add ? level[t] + h.bytes : level[t] - h.bytes;
+        };
+        for (int op = 0; op < 60; ++op) {
+            if (!holds.empty() && rng() % 3 == 0) {
+                size_t i = rng() % holds.size();
+                line.remove(holds[i].from, holds[i].to, holds[i].bytes);
+                apply(holds[i], false);
+                holds.erase(holds.begin() + static_cast<std::ptrdiff_t>(i));
+            } else {
+                H h;
+                h.from = static_cast<int64_t>(rng() % 150);
+                h.to = rng() % 8 ? h.from + 1 + static_cast<int64_t>(rng() % 60) : kForever;
+                h.bytes = 1 + rng() % 4;  // small, so equal levels recur
+                line.add(h.from, h.to, h.bytes);
+                apply(h, true);
+                holds.push_back(h);
+            }
+            auto naive_peak = [&](int64_t from, int64_t to) {
+                uint64_t most = 0;
+                for (int64_t t = from; t < std::min(to, kSpan); ++t) most = std::max(most, level[t]);
+                return most;
+            };
+            for (int q = 0; q < 20; ++q) {
+                int64_t from = static_cast<int64_t>(rng() % 160);
+                int64_t len = 1 + static_cast<int64_t>(rng() % 80);
+                int64_t to = rng() % 5 ? from + len : kForever;
+                assert_int_equal(line.at(from), level[from]);
+                uint64_t most = naive_peak(from, to);
+                assert_int_equal(line.peak(from, to), most);
+                int64_t falls = 0;
+                assert_int_equal(line.peak(from, to, falls), most);
+                // The reference: after the last second at the peak in the window, the first
+                // second below it.
+                int64_t last = -1;
+                for (int64_t t = from; t < std::min(to, kSpan); ++t)
+                    if (level[t] == most) last = t;
+                int64_t want = kForever;
+                if (most > 0)
+                    for (int64_t t = last + 1; t < kSpan; ++t)
+                        if (level[t] < most) {
+                            want = t;
+                            break;
+                        }
+                assert_int_equal(falls, want);
+                assert_true(falls > from);
+                for (int64_t t = from + 1; t < std::min(falls, kSpan - 100); ++t)
+                    assert_true(naive_peak(t, to == kForever ? kForever : t + (to - from)) >= most);
+            }
+        }
+    }
+}
+
 static void waits_for_running_jobs_to_end(void **) {
     ClusterModel m = example();
     Planner pl(m.fabric().blades.size());
@@ -278,6 +345,7 @@ static void bytes_are_conserved(void **) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timeline_steps),
+        cmocka_unit_test(timeline_matches_a_naive_reference),
         cmocka_unit_test(waits_for_running_jobs_to_end),
         cmocka_unit_test(planned_job_blocks_later_lower_priority_ones),
         cmocka_unit_test(job_ending_before_the_planned_start_fits_in_the_gap),
