@@ -683,7 +683,7 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	bitstr_t *best_nodes = NULL;
 	size_t steps, best = NO_STEP, last_tried = NO_STEP;
 	time_t best_start = 0;
-	char *delay_why = NULL; /* RUN_NOW refused to keep a planned job's memory */
+	char *delay_why = NULL; /* refused now to keep a planned job's memory */
 
 	for (int i = 0; i < nbits; i++) {
 		int f;
@@ -716,7 +716,10 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 			 rc == SLURM_SUCCESS ? "accepted" : "refused by cons_tres");
 		if (rc != SLURM_SUCCESS)
 			continue;
-		if ((mode == SELECT_MODE_RUN_NOW) &&
+		/* Backfill's will-run must agree with RUN_NOW, or it would start the job
+		 * anyway and (24.11) Slurm's "Resources" would replace the reason. */
+		if (((mode == SELECT_MODE_RUN_NOW) ||
+		     ((mode == SELECT_MODE_WILL_RUN) && (job_ptr->start_time <= time(NULL)))) &&
 		    _delays_planned_job(job_ptr, narrowed, req, &delay_why)) {
 			/* cons_tres accepted and built the job's resources: drop them, as Slurm
 			 * does when it refuses a job after the node selection (accounting). */
@@ -758,7 +761,8 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	}
 	if (delay_why && (rc != SLURM_SUCCESS)) {
 		*refused = true;
-		_set_reason(job_ptr, delay_why);
+		if (_reason_mode(mode))
+			_set_reason(job_ptr, delay_why);
 		goto fini;
 	}
 	/* Every pod the core offered was refused by cons_tres (CPUs, GRES, memory busy): the
