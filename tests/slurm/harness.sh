@@ -281,7 +281,14 @@ cmd_stop() {
 cmd_run_test() {
 	local run rc=0
 	[ $# -gt 0 ] || die "run-test needs a command"
-	run=$(cmd_start) || { log "start failed; logs kept in $REPO/run/slurm-current"; return 1; }
+	# One private cluster per host at a time: they share munged, and one's stop would kill the
+	# other's. A second run (another checkout, another Slurm lane) waits here instead.
+	exec 9>"${E2E_LOCK:-/tmp/morpheus-e2e.lock}"
+	if ! flock -n 9; then
+		log "another end-to-end run holds ${E2E_LOCK:-/tmp/morpheus-e2e.lock}: waiting"
+		flock 9
+	fi
+	run=$(cmd_start 9>&-) || { log "start failed; logs kept in $REPO/run/slurm-current"; return 1; }
 	# shellcheck disable=SC2064
 	trap "cmd_stop '$run'" EXIT
 	trap 'exit 130' INT TERM
