@@ -761,7 +761,9 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	}
 	if (delay_why && (rc != SLURM_SUCCESS)) {
 		*refused = true;
-		if (_reason_mode(mode))
+		/* Set in will-run on every release: a job held back only by this check is never
+		 * offered to RUN_NOW (22.05's main scheduler would show "Priority" instead). */
+		if (_reason_mode(mode) || (mode == SELECT_MODE_WILL_RUN))
 			_set_reason(job_ptr, delay_why);
 		goto fini;
 	}

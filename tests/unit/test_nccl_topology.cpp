@@ -318,11 +318,10 @@ static void vocabulary_is_the_reference_files_vocabulary(void **) {
         assert_true(allowed.count(el) == 1);
         for (const std::string &a : attrs) assert_true(allowed.at(el).count(a) == 1);
     }
-    // And the providers' files (Azure, AWS) use every one of those words: our vocabulary is a
-    // subset of theirs. They live outside the project (shared/reference): a missing folder
-    // fails the test, as every test that reads ../shared does.
+    // And the providers' files use every one of those words: our vocabulary is a subset of
+    // theirs. Azure's are vendored in tests/data/nccl-reference (origin and licence there).
     const char *env = std::getenv("MORPHEUS_NCCL_REFERENCE_DIR");
-    std::string dir = env ? env : std::string(SHARED_DIR) + "/reference/nccl-topo";
+    std::string dir = env ? env : std::string(TEST_DATA_DIR) + "/nccl-reference";
     DIR *d = opendir(dir.c_str());
     if (!d) {
         std::fprintf(stderr,
