@@ -20,7 +20,8 @@ command -v "$CXX" >/dev/null || { echo "run-fuzz: $CXX not found (apt-get instal
 core=(units hostlist json_document fabric latency_table inventory request config ledger cluster_model placement
 	status_queries decision_log explain metrics)
 flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-I"$top/src/core" -I"$top/include" -DTOP_SRCDIR="\"$top\"" $(pkg-config --cflags jansson))
+	-I"$top/include" -DTOP_SRCDIR="\"$top\"" $(pkg-config --cflags jansson))
+for d in "$top"/src/core/*/; do flags+=(-I"$d"); done  # the core's subsystem folders
 libs=($(pkg-config --libs jansson))
 
 total_runs=0
@@ -29,7 +30,7 @@ for t in "${targets[@]}"; do
 	bin=$out/fuzz_$t
 	if [ ! -x "$bin" ] || [ -n "$(find "$top/src/core" "$top/tests/fuzz" -newer "$bin" -name '*.[ch]pp' | head -1)" ]; then
 		srcs=()
-		for c in "${core[@]}"; do srcs+=("$top/src/core/$c.cpp"); done
+		for c in "${core[@]}"; do srcs+=("$top"/src/core/*/"$c".cpp); done
 		"$CXX" "${flags[@]}" "$top/tests/fuzz/fuzz_$t.cpp" "${srcs[@]}" "${libs[@]}" -o "$bin"
 	fi
 	corpus=$out/corpus-$t

@@ -11,6 +11,7 @@
 #include "engine.hpp"
 #include "explain.hpp"
 #include "capi_guard.hpp"
+#include "capi_request.hpp"
 #include "input_error.hpp"
 #include "planner.hpp"
 #include "morpheus/morpheus.h"
@@ -19,6 +20,7 @@
 
 using namespace morpheus;
 using morpheus::capi::guarded;
+using morpheus::capi::to_request;
 using morpheus::capi::set_error;
 
 struct morpheus_engine {
@@ -45,18 +47,6 @@ char *dup_or_null(const std::string &s) {
     return p;
 }
 
-Request to_request(const morpheus_request_t *r) {
-    Request q;
-    q.job_id = r->job_id;
-    q.uid = r->uid;
-    q.nodes = r->nodes;
-    q.gpus = r->gpus;
-    q.hot_per_node = r->hot_per_node;
-    q.hot_latency_ns = r->hot_latency_ns;
-    q.cold_per_node = r->cold_per_node;
-    if (q.nodes == 0 && q.gpus == 0) q.nodes = 1;
-    return q;
-}
 
 // Keeps the decision for `morpheus explain` and counts it for `morpheus metrics`.
 void remember(Engine &engine, const Request &q, const Decision &d, double seconds) {
@@ -188,22 +178,6 @@ MORPHEUS_API uint64_t morpheus_engine_generation(const morpheus_engine_t *e) {
     } catch (...) {
         return 0;
     }
-}
-
-MORPHEUS_API int morpheus_request_set_flags(morpheus_request_t *req, const char *hot, const char *hot_latency,
-                                            const char *cold, morpheus_error_t *err) {
-    return guarded(err, [&] {
-        Request q = to_request(req);
-        parse_memory_flags(q, hot, hot_latency, cold);
-        req->hot_per_node = q.hot_per_node;
-        req->hot_latency_ns = q.hot_latency_ns;
-        req->cold_per_node = q.cold_per_node;
-        return 0;
-    });
-}
-
-MORPHEUS_API int morpheus_request_wants_memory(const morpheus_request_t *req) {
-    return req && (req->hot_per_node || req->cold_per_node);
 }
 
 MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_request_t *req, morpheus_error_t *err) {
