@@ -19,10 +19,23 @@
 extern "C" {
 #endif
 
+/* What kind of outcome a morpheus_error_t describes (its code). */
+typedef enum morpheus_error_code {
+	MORPHEUS_OK = 0,
+	MORPHEUS_E_INPUT = 1,      /* a file or value someone gave: file, where, message (with the fix) */
+	MORPHEUS_E_PENDING = 2,    /* not a failure: the job cannot be placed now; message says why */
+	MORPHEUS_E_IMPOSSIBLE = 3, /* the job can never be placed on this fabric and inventory */
+	MORPHEUS_E_SYSTEM = 4,     /* the operating system refused (I/O, permissions): sys_errno */
+	MORPHEUS_E_NOMEM = 5,      /* out of memory */
+	MORPHEUS_E_INTERNAL = 6,   /* a bug in Morpheus: the message is worth a report */
+} morpheus_error_code_t;
+
 typedef struct morpheus_error {
 	char file[256];     /* the file at fault, or "" */
 	char where[128];    /* "line 12", "$.links[3].to", "--mem-hot", or "" */
 	char message[1024]; /* the whole message for people, fix included */
+	int code;           /* morpheus_error_code_t; MORPHEUS_OK when the call succeeded */
+	int sys_errno;      /* MORPHEUS_E_SYSTEM: the errno the system gave; otherwise 0 */
 } morpheus_error_t;
 
 typedef struct morpheus_engine morpheus_engine_t;

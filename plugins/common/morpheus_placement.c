@@ -693,6 +693,9 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	if (!(plan = morpheus_plan_new(engine, req, free_nodes, &err))) {
 		char *why = _err_text(&err);
 		*refused = true;
+		/* A verdict (pending, impossible) is the job's business; anything else the admin's. */
+		if ((err.code != MORPHEUS_E_PENDING) && (err.code != MORPHEUS_E_IMPOSSIBLE))
+			error("select/morpheus: %pJ: %s", job_ptr, why);
 		if (_reason_mode(mode))
 			_set_reason(job_ptr, why);
 		else

@@ -195,7 +195,7 @@ MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_re
         if (d.verdict == Verdict::Impossible) {
             std::lock_guard<std::mutex> g(e->engine.lock());
             remember(e->engine, q, d, 0);
-            throw InputError("", "", "Morpheus: " + d.reason);
+            throw Refusal("Morpheus: " + d.reason, true);
         }
         return 0;
     });
@@ -213,7 +213,7 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
         Decision d = decide(m, e->engine.ledger(), q, flags);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         remember(e->engine, q, d, seconds);
-        if (d.verdict != Verdict::Placed) throw InputError("", "", "Morpheus: " + d.reason);
+        if (d.verdict != Verdict::Placed) throw Refusal("Morpheus: " + d.reason, d.verdict == Verdict::Impossible);
         auto p = std::make_unique<morpheus_plan>();
         p->model = e->engine.model_ptr();
         // The decision first; then, in one step, every other pod that can take the job, so the
@@ -471,7 +471,7 @@ MORPHEUS_API int morpheus_earliest_start(morpheus_engine_t *e, const morpheus_re
                 best_pod = p;
             }
         }
-        if (!best) throw InputError("", "", "Morpheus: " + why);
+        if (!best) throw Refusal("Morpheus: " + why, false);  // no start within the plan's horizon
         *start = best->start;
         e->last_plan = PendingPlan{};
         e->last_plan.job_id = req->job_id;

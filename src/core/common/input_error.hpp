@@ -30,4 +30,28 @@ private:
     std::string file_, where_, problem_, fix_;
 };
 
+// The operating system refused (write, fsync, rename, permissions): the user's input was fine.
+// An InputError still (file and fix for people), told apart at the C ABI by its code and errno.
+class SystemError : public InputError {
+public:
+    SystemError(std::string file, std::string where, std::string problem, int sys_errno, std::string fix = "")
+        : InputError(std::move(file), std::move(where), std::move(problem), std::move(fix)), errno_(sys_errno) {}
+    int sys_errno() const { return errno_; }
+
+private:
+    int errno_;
+};
+
+// Not a failure: a verdict. The job cannot be placed now (pending) or ever (impossible), and
+// what() says why in words a pending reason can carry.
+class Refusal : public InputError {
+public:
+    Refusal(std::string reason, bool impossible)
+        : InputError("", "", std::move(reason)), impossible_(impossible) {}
+    bool impossible() const { return impossible_; }
+
+private:
+    bool impossible_;
+};
+
 }  // namespace morpheus

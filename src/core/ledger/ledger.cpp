@@ -160,13 +160,16 @@ std::string checksum_of(json_t *jobs) { return checksum_of_text(dump(jobs)); }
 void write_durably(const std::string &path, const std::string &data) {
     std::string tmp = path + ".new";
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) throw InputError(tmp, "", std::string("cannot write: ") + std::strerror(errno),
-                                 "check that the state directory exists and is writable by SlurmUser");
+    if (fd < 0) {
+        int e = errno;
+        throw SystemError(tmp, "", std::string("cannot write: ") + std::strerror(e), e,
+                          "check that the state directory exists and is writable by SlurmUser");
+    }
     auto fail = [&](const char *what, int e) {
         ::close(fd);
         ::unlink(tmp.c_str());
-        throw InputError(tmp, "", std::string(what) + std::strerror(e),
-                         "free space on the state file's file system; the ledger on disk and in memory is unchanged");
+        throw SystemError(tmp, "", std::string(what) + std::strerror(e), e,
+                          "free space on the state file's file system; the ledger on disk and in memory is unchanged");
     };
     size_t off = 0;
     while (off < data.size()) {
@@ -179,7 +182,7 @@ void write_durably(const std::string &path, const std::string &data) {
     if (::close(fd) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());
-        throw InputError(tmp, "", std::string("close failed: ") + std::strerror(e));
+        throw SystemError(tmp, "", std::string("close failed: ") + std::strerror(e), e);
     }
     std::string prev = path + ".prev";
     ::unlink(prev.c_str());
@@ -187,13 +190,13 @@ void write_durably(const std::string &path, const std::string &data) {
     if (file_ops.rename(tmp.c_str(), path.c_str()) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());
-        throw InputError(path, "", std::string("rename failed: ") + std::strerror(e));
+        throw SystemError(path, "", std::string("rename failed: ") + std::strerror(e), e);
     }
     int dfd = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0 || file_ops.fsync(dfd) != 0) {
         int e = errno;
         if (dfd >= 0) ::close(dfd);
-        throw InputError(directory_of(path), "", std::string("fsync of the state directory failed: ") + std::strerror(e));
+        throw SystemError(directory_of(path), "", std::string("fsync of the state directory failed: ") + std::strerror(e), e);
     }
     ::close(dfd);
 }
@@ -220,7 +223,7 @@ bool read_regular_file(const std::string &path, std::string *text) {
         if (n < 0) {
             int e = errno;
             ::close(fd);
-            throw InputError(path, "", std::string("read failed: ") + std::strerror(e));
+            throw SystemError(path, "", std::string("read failed: ") + std::strerror(e), e);
         }
         if (n == 0) break;
         text->append(buf, static_cast<size_t>(n));
@@ -446,9 +449,11 @@ std::string process_name(long pid) {
 LedgerLock::LedgerLock(const std::string &state_path, Writer who) {
     std::string path = state_path + ".lock";
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0)
-        throw InputError(path, "", std::string("cannot open the ledger lock: ") + std::strerror(errno),
-                         "check that the state directory exists and is writable");
+    if (fd_ < 0) {
+        int e = errno;
+        throw SystemError(path, "", std::string("cannot open the ledger lock: ") + std::strerror(e), e,
+                          "check that the state directory exists and is writable");
+    }
     auto holder = [&] {
         char buf[256] = {0};
         ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);

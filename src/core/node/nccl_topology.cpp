@@ -138,14 +138,16 @@ std::string write_private_file(const std::string &dir, const std::string &stem, 
     // mkstemps: a fresh name, O_EXCL, mode 0600, so a file or link planted in a shared /tmp
     // can never be written through.
     int fd = mkostemps(path.data(), 4, O_CLOEXEC);
-    if (fd < 0)
-        throw InputError(dir, "", std::string("cannot create the NCCL topology file: ") + std::strerror(errno),
-                         "point TMPDIR (or the job's tmpfs) at a directory the job's user can write");
+    if (fd < 0) {
+        int e = errno;
+        throw SystemError(dir, "", std::string("cannot create the NCCL topology file: ") + std::strerror(e), e,
+                          "point TMPDIR (or the job's tmpfs) at a directory the job's user can write");
+    }
     auto fail = [&](const char *what) {
         int e = errno;
         ::close(fd);
         ::unlink(path.data());
-        throw InputError(path.data(), "", std::string(what) + ": " + std::strerror(e));
+        throw SystemError(path.data(), "", std::string(what) + ": " + std::strerror(e), e);
     };
     if (uid >= 0 && geteuid() == 0 && fchown(fd, static_cast<uid_t>(uid), static_cast<gid_t>(gid < 0 ? -1 : gid)) < 0)
         fail("cannot give the file to the job's user");
@@ -159,7 +161,7 @@ std::string write_private_file(const std::string &dir, const std::string &stem, 
     if (::close(fd) < 0) {
         int e = errno;
         ::unlink(path.data());
-        throw InputError(path.data(), "", std::string("cannot write the NCCL topology file: ") + std::strerror(e));
+        throw SystemError(path.data(), "", std::string("cannot write the NCCL topology file: ") + std::strerror(e), e);
     }
     return path.data();
 }
