@@ -13,7 +13,6 @@ struct Request {
     uint64_t hot_per_node = 0;     // bytes of hot memory per allocated node (like --mem)
     uint64_t hot_latency_ns = 0;   // bound for hot memory; 0: the configured default
     uint64_t cold_per_node = 0;    // bytes of cold memory per allocated node, any latency
-    bool compact = true;           // fit in one pod when any pod can hold the job
 
     bool wants_memory() const { return hot_per_node > 0 || cold_per_node > 0; }
 };

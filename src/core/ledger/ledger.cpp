@@ -186,7 +186,9 @@ void write_durably(const std::string &path, const std::string &data) {
     }
     std::string prev = path + ".prev";
     ::unlink(prev.c_str());
-    (void)::link(path.c_str(), prev.c_str());  // best effort: no previous file on the first save
+    if (::link(path.c_str(), prev.c_str()) != 0) {
+        // best effort: there is no previous file on the first save
+    }
     if (file_ops.rename(tmp.c_str(), path.c_str()) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());
