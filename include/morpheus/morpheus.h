@@ -101,6 +101,12 @@ int morpheus_request_wants_memory(const morpheus_request_t *req);
 int morpheus_check_feasible(morpheus_engine_t *engine, const morpheus_request_t *req,
 			    morpheus_error_t *err);
 
+/* The Slurm licenses that mirror the request's blade memory ("blade_hot_gb:512,..." in GiB,
+ * morpheus.conf LicenseHot=/LicenseCold=), for job_submit to add to the job so accounting
+ * and QOS limits see it. malloc'd; NULL when none is configured or the job asks no memory.
+ * A GPU-only request counts the fewest nodes any pod would give it. */
+char *morpheus_request_licenses(morpheus_engine_t *engine, const morpheus_request_t *req);
+
 /* A ranked list of node sets to offer the node selector, best first. */
 typedef struct morpheus_plan morpheus_plan_t;
 /* free_nodes: node_count flags, nonzero = usable now. Returns NULL and the reason (in

@@ -1276,7 +1276,42 @@ static void _submit_request(const job_desc_msg_t *job_desc, morpheus_request_t *
 	}
 }
 
-extern int placement_submit_check(const job_desc_msg_t *job_desc, uint32_t uid,
+/* LicenseHot=/LicenseCold=: the job's blade memory as Slurm licenses (GiB), added to what it
+ * asked, so sacct/sreport/QOS GrpTRES see it. A license the job names itself is left as is. */
+static void _add_licenses(job_desc_msg_t *job_desc, const morpheus_request_t *req)
+{
+	char *lic = morpheus_request_licenses(engine, req), *save = NULL, *item;
+	char *copy;
+
+	if (!lic)
+		return;
+	copy = xstrdup(lic);
+	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(item, ':');
+		size_t len = colon ? (size_t) (colon - item) : strlen(item);
+		bool named = false;
+		/* Already named by the user (-L NAME or NAME:count)? */
+		for (char *p = job_desc->licenses; p && *p;) {
+			if (!strncmp(p, item, len) && strchr(":,@", p[len] ? p[len] : ','))
+				named = true;
+			p = strchr(p, ',');
+			p = p ? p + 1 : NULL;
+		}
+		if (named)
+			continue;
+		if (job_desc->licenses && job_desc->licenses[0])
+			xstrfmtcat(job_desc->licenses, ",%s", item);
+		else {
+			xfree(job_desc->licenses);
+			job_desc->licenses = xstrdup(item);
+		}
+	}
+	debug("select/morpheus: submission licenses %s", job_desc->licenses);
+	xfree(copy);
+	free(lic);
+}
+
+extern int placement_submit_check(job_desc_msg_t *job_desc, uint32_t uid,
 				  char **err_msg)
 {
 	morpheus_request_t req;
@@ -1313,6 +1348,8 @@ extern int placement_submit_check(const job_desc_msg_t *job_desc, uint32_t uid,
 		*err_msg = _err_text(&err);
 		info("select/morpheus: submission by uid %u rejected: %s", uid, *err_msg);
 		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	} else {
+		_add_licenses(job_desc, &req);
 	}
 fini:
 	slurm_mutex_unlock(&glue_lock);

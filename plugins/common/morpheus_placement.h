@@ -50,7 +50,7 @@ extern void placement_job_resized(job_record_t *job_ptr);
 
 /* job_submit: a malformed request, or one no empty cluster could take (nodes from -N or
  * --gpus, a --nodelist it is confined to), is refused with the reason in err_msg. */
-extern int placement_submit_check(const job_desc_msg_t *job_desc, uint32_t uid,
+extern int placement_submit_check(job_desc_msg_t *job_desc, uint32_t uid,
 				  char **err_msg);
 
 #endif /* MORPHEUS_PLACEMENT_H */

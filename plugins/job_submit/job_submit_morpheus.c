@@ -8,6 +8,8 @@
  * available"); job_submit's err_msg reaches the client. The check itself lives in
  * select/morpheus (select_morpheus_check_submission), so slurmctld keeps a single engine; this
  * plugin finds it with dlopen(RTLD_NOLOAD) and is a no-op when select/morpheus is not loaded.
+ * With LicenseHot=/LicenseCold= in morpheus.conf the check also adds the licenses that mirror
+ * the job's blade memory (job_desc->licenses), so Slurm's accounting and QOS limits see it.
  */
 #include <dlfcn.h>
 #include <stddef.h>
@@ -26,7 +28,7 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* The whole request goes over: the check needs the nodes, GPUs (--gpus) and required node
  * list (--nodelist) as well as the Morpheus options. Both plugins are built for one release. */
-typedef int (*submit_check_fn)(const job_desc_msg_t *job_desc, uint32_t uid, char **err_msg);
+typedef int (*submit_check_fn)(job_desc_msg_t *job_desc, uint32_t uid, char **err_msg);
 
 #pragma GCC visibility pop
 

@@ -63,11 +63,21 @@ static void zero_bound_and_special_files_are_refused(void **) {
     expect_input_error([] { read_config("/dev/null"); }, {"/dev/null", "not a regular file"});
 }
 
+static void license_names_are_slurm_names(void **) {
+    Config c = parse_config("FabricFile=/f\nInventoryFile=/i\nLicenseHot=blade_hot_gb\nlicensecold=cold-gb\n", "m.conf");
+    assert_string_equal(c.license_hot.c_str(), "blade_hot_gb");
+    assert_string_equal(c.license_cold.c_str(), "cold-gb");
+    assert_true(parse_config("FabricFile=/f\nInventoryFile=/i\n", "m.conf").license_hot.empty());
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nLicenseHot=a:5\n", "m.conf"); },
+                       {"m.conf", "line 3", "not a license name", "LicenseHot=blade_hot_gb"});
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_conf_loads), cmocka_unit_test(keys_are_case_insensitive_and_typed),
         cmocka_unit_test(bad_lines_name_the_line),
         cmocka_unit_test(zero_bound_and_special_files_are_refused),
+        cmocka_unit_test(license_names_are_slurm_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

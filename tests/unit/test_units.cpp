@@ -80,6 +80,20 @@ static void flag_sizes_without_unit_are_megabytes(void **) {
                        {"--mem-hot", "more than 2^64"});
 }
 
+// Blade memory as Slurm licenses (accounting): GiB rounded up, over all nodes, per tier.
+static void licenses_count_gib_over_all_nodes(void **) {
+    Request r;
+    r.hot_per_node = 64ULL << 30;
+    r.cold_per_node = (1ULL << 30) + 1;  // 4 x (1 GiB + 1 byte): 4 GiB and 4 bytes bill 5
+    assert_string_equal(license_request(r, 4, "hot_gb", "cold_gb").c_str(), "hot_gb:256,cold_gb:5");
+    assert_string_equal(license_request(r, 4, "hot_gb", "").c_str(), "hot_gb:256");
+    assert_string_equal(license_request(r, 4, "", "").c_str(), "");
+    r.cold_per_node = 0;
+    assert_string_equal(license_request(r, 2, "hot_gb", "cold_gb").c_str(), "hot_gb:128");
+    r.hot_per_node = UINT64_MAX;  // saturates, never wraps to a small count
+    assert_string_equal(license_request(r, 4, "h", "").c_str(), "h:17179869184");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes_use_powers_of_1024), cmocka_unit_test(size_typos_are_errors),
@@ -88,6 +102,7 @@ int main(void) {
         cmocka_unit_test(sizes_are_exact_and_never_wrap),
         cmocka_unit_test(latencies_are_capped_at_one_second),
         cmocka_unit_test(flag_sizes_without_unit_are_megabytes),
+        cmocka_unit_test(licenses_count_gib_over_all_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

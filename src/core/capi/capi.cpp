@@ -201,6 +201,25 @@ MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_re
     });
 }
 
+MORPHEUS_API char *morpheus_request_licenses(morpheus_engine_t *e, const morpheus_request_t *req) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        const ClusterModel &m = e->engine.model();
+        const Config &c = e->engine.config();
+        Request q = to_request(req);
+        uint64_t nodes = q.nodes;
+        for (uint32_t p = 0; nodes == 0 && p < m.fabric().pods.size(); ++p) nodes = nodes_needed(m, q, p);
+        for (uint32_t p = 0; p < m.fabric().pods.size(); ++p) {
+            uint32_t n = nodes_needed(m, q, p);
+            if (n) nodes = std::min<uint64_t>(nodes, n);
+        }
+        std::string lic = license_request(q, nodes ? nodes : 1, c.license_hot, c.license_cold);
+        return lic.empty() ? nullptr : dup_or_null(lic);
+    } catch (...) {
+        return nullptr;
+    }
+}
+
 MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morpheus_request_t *req,
                                                 const uint8_t *free_nodes, morpheus_error_t *err) {
     morpheus_plan_t *plan = nullptr;

@@ -70,4 +70,19 @@ std::string describe(const Request &req) {
     return s;
 }
 
+std::string license_request(const Request &req, uint64_t nodes, const std::string &hot_name,
+                            const std::string &cold_name) {
+    constexpr uint64_t kGiB = uint64_t(1) << 30;
+    std::string out;
+    auto add = [&](const std::string &name, uint64_t per_node) {
+        uint64_t bytes = bytes_for_nodes(per_node, nodes);
+        if (name.empty() || bytes == 0) return;
+        uint64_t gib = bytes / kGiB + (bytes % kGiB != 0);
+        out += (out.empty() ? "" : ",") + name + ":" + std::to_string(gib);
+    };
+    add(hot_name, req.hot_per_node);
+    add(cold_name, req.cold_per_node);
+    return out;
+}
+
 }  // namespace morpheus

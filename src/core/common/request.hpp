@@ -32,6 +32,12 @@ std::string oversized_request(const Request &req, uint64_t nodes, uint64_t hot_c
 // InputError naming the flag (--mem-hot, --mem-hot-latency, --mem-cold) and the expected form.
 void parse_memory_flags(Request &req, const char *hot, const char *hot_latency, const char *cold);
 
+// The Slurm licenses that mirror the request's blade memory for accounting: "HOT:g,COLD:g"
+// in GiB rounded up, for `nodes` nodes; a tier with no name or no memory is left out; "" when
+// nothing is left (morpheus.conf LicenseHot=, LicenseCold=).
+std::string license_request(const Request &req, uint64_t nodes, const std::string &hot_name,
+                            const std::string &cold_name);
+
 // One line for people: "4 nodes, hot 64G/node <= 300ns, cold 1T/node".
 std::string describe(const Request &req);
 

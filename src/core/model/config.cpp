@@ -142,11 +142,22 @@ Config parse_config(const std::string &text, const std::string &name) {
                                      "give an IP address or host name of the slurmctld host, e.g. StatusAddress=10.0.0.1 "
                                      "(0.0.0.0 for all addresses)");
                 c.status_address = value;
+            } else if (k == "licensehot" || k == "licensecold") {
+                // Slurm's license names: letters, digits, '_' and '-' (no ':' or ',').
+                bool shape = value.size() < 64 && std::all_of(value.begin(), value.end(), [](unsigned char ch) {
+                                 return std::isalnum(ch) || ch == '_' || ch == '-';
+                             });
+                if (!shape)
+                    throw InputError(name, where, key + "=" + value + " is not a license name",
+                                     "give a name of slurm.conf's Licenses=, e.g. " + key + "=blade_" +
+                                         (k == "licensehot" ? "hot" : "cold") + "_gb");
+                (k == "licensehot" ? c.license_hot : c.license_cold) = value;
             } else {
                 throw InputError(name, where, "unknown key \"" + key + "\"",
                                  "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, "
                                  "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
-                                 "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, PlanDepth, StatusPort, StatusAddress");
+                                 "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, PlanDepth, StatusPort, StatusAddress, "
+                                 "LicenseHot, LicenseCold");
             }
         } catch (const InputError &e) {
             if (!e.file().empty()) throw;

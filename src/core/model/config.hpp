@@ -23,6 +23,10 @@ struct Config {
     uint32_t plan_depth = 8;
     uint16_t status_port = 0;                 // 0: no status server
     std::string status_address;               // "" : the plugin's default (slurmctld's address)
+    // Slurm licenses (slurm.conf Licenses=) that mirror a job's blade memory in GiB, so that
+    // sacct, sreport, billing and QOS limits see it; "" : none (LicenseHot=, LicenseCold=).
+    std::string license_hot;
+    std::string license_cold;
 };
 
 // Reads the whole file, validating every key; throws InputError naming the file, the line and
