@@ -8,6 +8,7 @@ packages=(
 	slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
 	python3 libxml2-utils gnuplot-nox dpkg-dev fakeroot debhelper groff-base man-db
 	clang libclang-rt-14-dev
+	slurmdbd mariadb-server
 )
 missing=()
 for p in "${packages[@]}"; do

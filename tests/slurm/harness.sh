@@ -12,6 +12,8 @@
 # Environment: E2E_BUILD (build tree with the plugins, default: the repo),
 # E2E_KEEP_RUN=1 keeps the run dir after stop (it is kept anyway when a start fails),
 # E2E_NODES (hostlist, default all 16), E2E_SLURMCTLD_DEBUG (default debug),
+# E2E_ACCOUNTING=1 adds a MariaDB and a slurmdbd of the cluster's own (accounting with
+# associations, QOS limits, and Morpheus's blade-memory licenses in TRES),
 # MORPHEUS_SLURM_PREFIX (a Slurm installed under a private prefix, e.g. the 24.11 one of
 # contrib/ci/slurm-24.11.sh: its bin/sbin come first in PATH, its lib/slurm is the system
 # PluginDir; default: the distro's Slurm in /usr).
@@ -180,6 +182,74 @@ start_munge() {
 	die "munged did not come up"
 }
 
+# Blade memory in GiB over the inventory: hot (DRAM) and cold (every tier), for Licenses=.
+inventory_gib() { # INVENTORY -> "HOT COLD"
+	python3 - "$1" <<-'PY'
+	import json, sys
+	units = {"K": 2**-20, "M": 2**-10, "G": 1, "T": 2**10, "P": 2**20}
+	def gib(s): s = str(s); return float(s[:-1]) * units[s[-1].upper()] if s[-1].isalpha() else float(s) / 2**30
+	blades = json.load(open(sys.argv[1]))["blades"]
+	hot = sum(gib(b.get("dram", "0")) for b in blades)
+	print(int(hot), int(hot + sum(gib(b.get("pmem", "0")) for b in blades)))
+	PY
+}
+
+# E2E_ACCOUNTING=1: MariaDB (private datadir, 127.0.0.1) and slurmdbd, both ours; the cluster,
+# an account "e2e" with root and the second test user, and slurm.conf pointed at slurmdbd with
+# the blade-memory licenses tracked as TRES and limits enforced.
+start_accounting() { # RUN
+	local run=$1 base sql dbd hot cold
+	command -v mariadbd >/dev/null && command -v slurmdbd >/dev/null ||
+		die "E2E_ACCOUNTING=1 needs mariadb-server and slurmdbd (contrib/ci/install-deps.sh)"
+	base=$(free_port_base 2); sql=$base; dbd=$((base + 1))
+	mariadb-install-db --no-defaults --datadir="$run/mysql" --user=root --skip-test-db \
+		>"$run/log/mariadb-install.log" 2>&1 || die "mariadb-install-db failed: $run/log/mariadb-install.log"
+	mariadbd --no-defaults --datadir="$run/mysql" --user=root --socket="$run/mysql.sock" --port="$sql" \
+		--bind-address=127.0.0.1 --pid-file="$run/mysql.pid" --log-error="$run/log/mariadb.log" \
+		--innodb-buffer-pool-size=64M --skip-name-resolve >/dev/null 2>&1 &
+	for _ in $(seq 100); do [ -S "$run/mysql.sock" ] && break; sleep 0.1; done
+	mariadb --no-defaults --socket="$run/mysql.sock" -u root -e \
+		"CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'e2e'; GRANT ALL ON slurm_e2e_acct.* TO 'slurm'@'127.0.0.1';" ||
+		die "MariaDB did not come up: $run/log/mariadb.log"
+	cat >"$run/etc/slurmdbd.conf" <<-EOF
+	AuthType=auth/munge
+	DbdAddr=127.0.0.1
+	DbdHost=localhost
+	DbdPort=$dbd
+	SlurmUser=root
+	LogFile=$run/log/slurmdbd.log
+	PidFile=$run/slurmdbd.pid
+	StorageType=accounting_storage/mysql
+	StorageHost=127.0.0.1
+	StoragePort=$sql
+	StorageUser=slurm
+	StoragePass=e2e
+	StorageLoc=slurm_e2e_acct
+	EOF
+	chmod 600 "$run/etc/slurmdbd.conf"
+	slurmdbd || die "slurmdbd failed: $run/log/slurmdbd.log"
+	read -r hot cold < <(inventory_gib "$run/etc/inventory.json")
+	sed -i '/^AccountingStorageType=/d' "$run/etc/slurm.conf"
+	cat >>"$run/etc/slurm.conf" <<-EOF
+	AccountingStorageType=accounting_storage/slurmdbd
+	AccountingStorageHost=127.0.0.1
+	AccountingStoragePort=$dbd
+	AccountingStorageEnforce=associations,limits,qos,safe
+	AccountingStorageTRES=license/blade_hot_gb,license/blade_cold_gb
+	Licenses=blade_hot_gb:$hot,blade_cold_gb:$cold
+	EOF
+	printf 'LicenseHot=blade_hot_gb\nLicenseCold=blade_cold_gb\n' >>"$run/etc/morpheus.conf"
+	for _ in $(seq 100); do sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 0.1; done
+	sacctmgr -i add cluster morpheus-e2e >/dev/null || die "sacctmgr add cluster failed"
+	sacctmgr -i add account e2e Description=e2e Organization=morpheus >/dev/null
+	sacctmgr -i add account e2e-other Description=e2e Organization=morpheus >/dev/null
+	sacctmgr -i add user root Account=e2e >/dev/null
+	sacctmgr -i modify user root set DefaultAccount=e2e >/dev/null
+	sacctmgr -i add user nobody Account=e2e-other >/dev/null
+	echo "$hot $cold" >"$run/licenses"
+	log "accounting: MariaDB on 127.0.0.1:$sql, slurmdbd on $dbd, Licenses=blade_hot_gb:$hot,blade_cold_gb:$cold"
+}
+
 wait_nodes_idle() { # RUN COUNT TIMEOUT
 	local run=$1 count=$2 timeout=$3 t0 idle
 	t0=$(date +%s)
@@ -228,6 +298,7 @@ cmd_start() {
 	export E2E_HARNESS_RUN=$run
 
 	start_munge "$run"
+	[ "${E2E_ACCOUNTING:-0}" = 1 ] && start_accounting "$run"
 	t=$(now)
 	slurmctld -f "$SLURM_CONF" -i || { tail -20 "$run/log/slurmctld.log" >&2; die "slurmctld failed"; }
 	for _ in $(seq 100); do scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
@@ -260,7 +331,7 @@ cmd_stop() {
 		for _ in $(seq 50); do [ -z "$(squeue -h -t R,CG,S 2>/dev/null)" ] && break; sleep 0.1; done
 	fi
 	# Daemons by their pid files, then anything else we started (stepds, job processes).
-	for pid in $(cat "$run"/slurmd.*.pid "$run/slurmctld.pid" "$run/munged.pid" 2>/dev/null); do
+	for pid in $(cat "$run"/slurmd.*.pid "$run/slurmctld.pid" "$run/munged.pid" "$run/slurmdbd.pid" "$run/mysql.pid" 2>/dev/null); do
 		kill -TERM "$pid" 2>/dev/null || true
 	done
 	for _ in $(seq 50); do
