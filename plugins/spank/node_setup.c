@@ -89,7 +89,13 @@ static void _apply(spank_t sp, const morpheus_node_result_t *res)
 		slurm_spank_log("%s", res->warnings[i]);
 }
 
-int morpheus_spank_node_setup(spank_t sp, const struct morpheus_spank_node_args *args)
+/* What the node side computes, for the step (NCCL file, environment) or for one task (its
+ * memory policy); either way the job runs without it when it fails: hints are an optimisation. */
+typedef int (*node_call_fn)(const morpheus_node_job_t *job, morpheus_node_result_t **res,
+			    morpheus_error_t *err);
+
+static int _node_call(spank_t sp, const struct morpheus_spank_node_args *args, node_call_fn call,
+		      const char *what)
 {
 	morpheus_node_job_t job;
 	morpheus_node_result_t *res = NULL;
@@ -99,9 +105,8 @@ int morpheus_spank_node_setup(spank_t sp, const struct morpheus_spank_node_args 
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
 	_job(sp, args, &job, node, sizeof(node));
-	if (morpheus_node_prepare(&job, &res, &err) < 0) {
-		/* Hints are an optimisation: the job runs without them. */
-		slurm_error("morpheus: no NCCL topology hints for this step: %s", err.message);
+	if (call(&job, &res, &err) < 0) {
+		slurm_error("morpheus: no %s: %s", what, err.message);
 		return 0;
 	}
 	if (res->nccl_topo_file) {
@@ -113,23 +118,14 @@ int morpheus_spank_node_setup(spank_t sp, const struct morpheus_spank_node_args 
 	return 0;
 }
 
+int morpheus_spank_node_setup(spank_t sp, const struct morpheus_spank_node_args *args)
+{
+	return _node_call(sp, args, morpheus_node_prepare, "NCCL topology hints for this step");
+}
+
 int morpheus_spank_node_task(spank_t sp, const struct morpheus_spank_node_args *args)
 {
-	morpheus_node_job_t job;
-	morpheus_node_result_t *res = NULL;
-	morpheus_error_t err;
-	char node[256];
-
-	if (spank_context() != S_CTX_REMOTE)
-		return 0;
-	_job(sp, args, &job, node, sizeof(node));
-	if (morpheus_node_bind_task(&job, &res, &err) < 0) {
-		slurm_error("morpheus: no cold-tier memory policy for this task: %s", err.message);
-		return 0;
-	}
-	_apply(sp, res);
-	morpheus_node_result_free(&res);
-	return 0;
+	return _node_call(sp, args, morpheus_node_bind_task, "cold-tier memory policy for this task");
 }
 
 int morpheus_spank_node_cleanup(spank_t sp)
