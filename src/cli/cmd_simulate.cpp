@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -67,7 +68,32 @@ void usage(FILE *out) {
         "output:\n"
         "      --json                JSON for programs\n"
         "      --plot FILE           utilisation over time per policy, FILE.svg or FILE.png (gnuplot)\n"
+        "      --jobs DIR            one CSV per policy, seed and pool size, one row per job (wait, run\n"
+        "                            time as logged and as run, hot latency, bound): DIR/POLICY-sSEED-xPOOL.csv\n"
         "      --no-progress         no progress bar (shown only when stderr is a terminal)\n");
+}
+
+// Per-job outcomes, for finding out why a policy wins or loses (which jobs wait, which stretch).
+void write_jobs_csv(const std::string &path, const SimResult &r, const std::vector<SimJob> &jobs) {
+    FILE *fp = std::fopen(path.c_str(), "w");
+    if (!fp) throw InputError(path, "", std::string("cannot write: ") + std::strerror(errno), "give --jobs a writable directory");
+    std::fprintf(fp, "id,submit,start,end,wait_s,logged_s,ran_s,failed,killed,nodes,pods,hot_per_node_bytes,bound_ns,"
+                     "hot_latency_ns,max_hot_latency_ns,within_bound,sensitivity,bounded_slowdown\n");
+    for (size_t i = 0; i < r.jobs.size(); ++i) {
+        const JobOutcome &o = r.jobs[i];
+        const int64_t wait = o.rejected ? 0 : o.start - o.submit;
+        const double bsld = o.rejected ? 0 : std::max(1.0, static_cast<double>(wait + o.runtime) /
+                                                              std::max(static_cast<double>(o.base_runtime), 10.0));
+        std::fprintf(fp, "%llu,%lld,%lld,%lld,%lld,%lld,%lld,%d,%d,%u,%u,%llu,%llu,%.1f,%.1f,%d,%.3f,%.4f\n",
+                     static_cast<unsigned long long>(o.id), static_cast<long long>(o.submit),
+                     static_cast<long long>(o.start), static_cast<long long>(o.end), static_cast<long long>(wait),
+                     static_cast<long long>(o.base_runtime), static_cast<long long>(o.runtime), o.rejected ? 1 : 0,
+                     o.killed ? 1 : 0, o.nodes, o.pods, static_cast<unsigned long long>(jobs[i].request.hot_per_node),
+                     static_cast<unsigned long long>(o.bound_ns), o.hot_latency_ns, o.max_hot_latency_ns,
+                     o.within_bound ? 1 : 0, jobs[i].sensitivity, bsld);
+    }
+    if (std::fclose(fp) != 0)
+        throw InputError(path, "", std::string("cannot write: ") + std::strerror(errno), "give --jobs a writable directory");
 }
 
 double parse_number(const char *text, const char *flag, double lo, double hi) {
@@ -246,14 +272,14 @@ int cmd_simulate(int argc, char **argv) {
     JobModel model;
     SimOptions opt;
     SyntheticParams synth;
-    std::string trace_path, plot_path, pool_list = "1",
+    std::string trace_path, plot_path, jobs_dir, pool_list = "1",
                 policies = "morpheus,first-fit,tree-best-fit,tree-nearest,tree-nearest-strict";
     size_t synthetic = 0, limit = 0, seeds = 1;
     uint64_t max_job_procs = 0;
     bool json = false, progress = true;
     enum { kTrace = 1000, kSynthetic, kLoad, kMaxJob, kLimit, kGpusPerProc, kMemMin, kMemMax, kMemScale, kHot,
            kBound, kTightShare, kTightBound, kSeed, kAlpha, kLocal, kPolicy, kBackfill, kCheck, kJson, kPlot,
-           kNoProgress, kScheduler, kSeeds, kPoolSizes, kLimitFactor };
+           kNoProgress, kScheduler, kSeeds, kPoolSizes, kLimitFactor, kJobs };
     static const option longopts[] = {
         {"conf", required_argument, nullptr, 'c'},      {"trace", required_argument, nullptr, kTrace},
         {"synthetic", required_argument, nullptr, kSynthetic}, {"load", required_argument, nullptr, kLoad},
@@ -269,7 +295,7 @@ int cmd_simulate(int argc, char **argv) {
         {"plot", required_argument, nullptr, kPlot},    {"no-progress", no_argument, nullptr, kNoProgress},
         {"scheduler", required_argument, nullptr, kScheduler}, {"seeds", required_argument, nullptr, kSeeds},
         {"pool-sizes", required_argument, nullptr, kPoolSizes},
-        {"limit-factor", required_argument, nullptr, kLimitFactor},
+        {"limit-factor", required_argument, nullptr, kLimitFactor}, {"jobs", required_argument, nullptr, kJobs},
         {"help", no_argument, nullptr, 'h'},            {nullptr, 0, nullptr, 0}};
     optind = 1;
     int c;
@@ -309,6 +335,7 @@ int cmd_simulate(int argc, char **argv) {
         case kCheck: opt.check_invariants = true; break;
         case kJson: json = true; break;
         case kPlot: plot_path = optarg; break;
+        case kJobs: jobs_dir = optarg; break;
         case kNoProgress: progress = false; break;
         case 'h': usage(stdout); return kOk;
         default: usage(stderr); return kUsage;
@@ -375,6 +402,10 @@ int cmd_simulate(int argc, char **argv) {
                     broken = true;
                 }
                 summaries[ps][p].push_back(summarize(r));
+                if (!jobs_dir.empty())
+                    write_jobs_csv(jobs_dir + "/" + chosen[p]->name() + "-s" + std::to_string(jm.seed) + "-x" +
+                                       fixed(pool_sizes[ps], 2) + ".csv",
+                                   r, jobs);
                 results.push_back(std::move(r));
             }
             std::vector<const SimResult *> rs;

@@ -24,6 +24,14 @@ run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --json --seeds 3 --pool-sizes 
 [ "$(json_field "all(p['bounded_slowdown_mean_ci95'] >= 0 for s in d['pool_sizes'] for p in s['policies'])")" = True ] || { echo "FAIL: intervals"; failures=$((failures+1)); }
 [ "$(json_field "d['scheduler']")" = fcfs ] || { echo "FAIL: --scheduler fcfs"; failures=$((failures+1)); }
 
+# --jobs: one row per job, and its bounded slowdowns average to the table's.
+mkdir -p "$WORK/jobs"
+run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --json --policy morpheus --jobs "$WORK/jobs"
+csv="$WORK/jobs/morpheus-s1-x1.00.csv"
+[ "$(python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); b=[float(x['bounded_slowdown']) for x in r if x['failed']=='0']; print(len(r), abs(sum(b)/len(b) - $(json_field "d['pool_sizes'][0]['policies'][0]['bounded_slowdown_mean']")) < 1e-3)" "$csv" 2>&1)" = "11 True" ] || { echo "FAIL: --jobs rows and their bounded slowdowns"; failures=$((failures+1)); }
+run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --policy morpheus --jobs "$WORK/no/such/dir"
+contains "$WORK/err" "morpheus-s1-x1.00.csv: cannot write"
+
 # Synthetic traces repeat exactly for a seed.
 run 0 "$MORPHEUS" simulate "$F" "$I" --synthetic 200 --seed 7 --backfill --json
 cp "$WORK/out" "$WORK/first.json"
