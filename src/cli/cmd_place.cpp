@@ -9,6 +9,7 @@
 #include "explain.hpp"
 #include "hostlist.hpp"
 #include "input_error.hpp"
+#include "lifecycle.hpp"
 #include "options.hpp"
 #include "placement.hpp"
 #include "units.hpp"
@@ -131,14 +132,8 @@ int cmd_place(int argc, char **argv) {
 
     if (d.verdict == Verdict::Placed && reserve) {
         std::vector<uint32_t> nodes = choose_nodes(model, d.placement.pods, free_nodes);
-        Reservation r;
-        r.job_id = req.job_id;
-        r.uid = static_cast<uint32_t>(getuid());
-        r.since = static_cast<int64_t>(time(nullptr));
-        r.pods = d.placement.pods;
-        r.segments = d.placement.segments;
-        r.hot_latency_bound_ns = d.placement.hot_latency_bound_ns;
-        for (uint32_t n : nodes) r.nodes.push_back(f.node_names[n]);
+        Reservation r = reservation_of(model, req.job_id, static_cast<uint32_t>(getuid()),
+                                       static_cast<int64_t>(time(nullptr)), d.placement, nodes);
         std::string why;
         if (!ledger.reserve(r, model.inventory(), &why)) throw InputError(s.state, "", "reservation refused: " + why);
         ledger.save(s.state, f);

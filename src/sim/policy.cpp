@@ -29,18 +29,6 @@ std::unique_ptr<PlacementPolicy> make_policy(const std::string &name) {
     throw InputError("", "--policy", "unknown policy \"" + name + "\"", "use one of " + known);
 }
 
-std::vector<PodShare> shares_of(const ClusterModel &model, const std::vector<uint32_t> &nodes) {
-    std::vector<PodShare> shares;
-    for (uint32_t n : nodes) {
-        uint32_t pod = model.fabric().node_pod[n];
-        if (!shares.empty() && shares.back().pod == pod)
-            ++shares.back().nodes;
-        else
-            shares.push_back({pod, 1});
-    }
-    return shares;
-}
-
 namespace {
 
 // Hot memory per pod share from the blades `hot_order` lists for its pod, in that order; cold

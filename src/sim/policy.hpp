@@ -56,7 +56,4 @@ bool memory_from_nearest_blade(const ClusterModel &model, const Ledger &ledger, 
 std::vector<std::vector<PodShare>> tree_choices(const ClusterModel &model, const Request &req,
                                                 const std::vector<uint8_t> &free_nodes);
 
-// Pod shares of a list of nodes (in node order), as the ledger records them.
-std::vector<PodShare> shares_of(const ClusterModel &model, const std::vector<uint32_t> &nodes);
-
 }  // namespace morpheus::sim

@@ -1,5 +1,6 @@
 // first-fit: what select/cons_tres does without morpheus: the first free nodes in node order,
 // with no idea where memory is; memory then comes from any blade with room.
+#include "lifecycle.hpp"
 #include "policy.hpp"
 
 namespace morpheus::sim {
@@ -24,7 +25,7 @@ public:
             gpus += per;
         }
         if (req.nodes ? nodes < req.nodes : gpus < req.gpus) return false;
-        return memory_from_any_blade(model, ledger, req, shares_of(model, out.nodes), out.placement);
+        return memory_from_any_blade(model, ledger, req, pod_shares(model, out.nodes), out.placement);
     }
 };
 

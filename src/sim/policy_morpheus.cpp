@@ -1,4 +1,7 @@
-// The morpheus policy: exactly what select/morpheus does, decide() then choose_nodes().
+// The morpheus policy: what select/morpheus does up to the node selector: decide(), then the
+// first step of its plan (lifecycle.hpp), whose nodes the replay takes as cons_tres would take
+// the first it offers (nothing in the replay refuses them: no CPU or GRES shortage is modelled).
+#include "lifecycle.hpp"
 #include "policy.hpp"
 
 namespace morpheus::sim {
@@ -12,7 +15,11 @@ public:
                const std::vector<uint8_t> &free_nodes, Allocation &out) override {
         Decision d = decide(model, ledger, req, free_nodes);
         if (d.verdict != Verdict::Placed) return false;
-        out.nodes = choose_nodes(model, d.placement.pods, free_nodes);
+        NodePlan plan = plan_of(model, d, free_nodes);
+        std::vector<uint8_t> allowed(free_nodes.size());
+        step_nodes(model, plan, 0, allowed.data());
+        for (size_t i = 0; i < allowed.size(); ++i) allowed[i] = allowed[i] && free_nodes[i];
+        out.nodes = choose_nodes(model, d.placement.pods, allowed);
         out.placement = std::move(d.placement);
         return true;
     }

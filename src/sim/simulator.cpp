@@ -2,6 +2,8 @@
 // only state; every start and end goes through them, and check_invariants audits them.
 #include "simulator.hpp"
 
+#include "lifecycle.hpp"
+
 #include <algorithm>
 #include <deque>
 #include <queue>
@@ -24,15 +26,10 @@ struct RunningJob {
     std::vector<uint32_t> nodes;
 };
 
-Reservation reservation_of(const SimJob &job, const Allocation &a, int64_t since) {
-    Reservation res;
-    res.job_id = job.id;
-    res.uid = job.request.uid;
-    res.since = since;
-    res.pods = a.placement.pods;
-    res.segments = a.placement.segments;
-    res.hot_latency_bound_ns = a.placement.hot_latency_bound_ns;
-    return res;
+// What the plugin records (lifecycle.hpp), without node names: the replay never shows them and
+// a million reservations need not carry them.
+Reservation reservation_of(const ClusterModel &m, const SimJob &job, const Allocation &a, int64_t since) {
+    return morpheus::reservation_of(m, job.id, job.request.uid, since, a.placement, {});
 }
 
 class Replay {
@@ -156,7 +153,7 @@ private:
 
     bool start(size_t i, int64_t t, Allocation &a) {
         const SimJob &job = jobs_[i];
-        Reservation res = reservation_of(job, a, t);
+        Reservation res = reservation_of(model_, job, a, t);
         std::string why;
         if (!ledger_.reserve(res, model_.inventory(), &why)) {
             violation("job " + std::to_string(job.id) + ": " + policy_.name() + " chose memory the ledger refuses: " + why);
@@ -267,7 +264,7 @@ private:
                 Ledger trial = future;
                 std::vector<uint8_t> trial_free = future_free;
                 for (uint32_t n : a.nodes) trial_free[n] = 0;
-                go = trial.reserve(reservation_of(jobs_[i], a, t), model_.inventory()) &&
+                go = trial.reserve(reservation_of(model_, jobs_[i], a, t), model_.inventory()) &&
                      policy_.place(model_, trial, head, trial_free, probe);
                 if (go) {
                     future = std::move(trial);

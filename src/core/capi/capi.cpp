@@ -13,6 +13,7 @@
 #include "capi_guard.hpp"
 #include "capi_request.hpp"
 #include "input_error.hpp"
+#include "lifecycle.hpp"
 #include "planner.hpp"
 #include "morpheus/morpheus.h"
 #include "status_queries.hpp"
@@ -31,9 +32,7 @@ struct morpheus_engine {
 };
 
 struct morpheus_plan {
-    std::vector<std::vector<PodShare>> steps;
-    std::vector<std::vector<uint32_t>> exact;  // per step: the only nodes a spread step allows
-    std::vector<std::string> names;
+    NodePlan plan;
     std::shared_ptr<const ClusterModel> model;
 };
 
@@ -235,55 +234,21 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
         if (d.verdict != Verdict::Placed) throw Refusal("Morpheus: " + d.reason, d.verdict == Verdict::Impossible);
         auto p = std::make_unique<morpheus_plan>();
         p->model = e->engine.model_ptr();
-        // The decision first; then, in one step, every other pod that can take the job, so the
-        // node selector can widen when it refuses the best (CPUs or GRES busy there) at the
-        // cost of one more call, not one per pod: each call is a full cons_tres job_test.
-        p->steps.push_back(d.placement.pods);
-        // A spread fixes how many nodes each pod gives; the reservation follows the nodes the
-        // selector picks, so the step must not admit another split (3 nodes of podA for a
-        // plan of podA 2 + podB 1 would be refused by the reservation on every pass).
-        p->exact.push_back(d.placement.pods.size() > 1 ? choose_nodes(m, d.placement.pods, flags)
-                                                       : std::vector<uint32_t>());
-        std::vector<PodShare> others;
-        for (const PodAssessment &a : d.pods) {
-            if (a.ruled_out != RuleOut::None) break;
-            bool chosen = false;
-            for (const PodShare &s : d.placement.pods) chosen = chosen || s.pod == a.pod;
-            if (!chosen) others.push_back({a.pod, a.nodes_needed});
-        }
-        if (!others.empty()) {
-            p->steps.push_back(others);
-            p->exact.emplace_back();  // alternatives, each one pod: any of their nodes
-        }
-        for (const auto &step : p->steps) {
-            std::string names;
-            for (const PodShare &s : step) names += (names.empty() ? "" : ",") + m.fabric().pods[s.pod].name;
-            p->names.push_back(names);
-        }
+        p->plan = plan_of(m, d, flags);
         plan = p.release();
         return 0;
     });
     return plan;
 }
 
-MORPHEUS_API size_t morpheus_plan_steps(const morpheus_plan_t *plan) { return plan ? plan->steps.size() : 0; }
+MORPHEUS_API size_t morpheus_plan_steps(const morpheus_plan_t *plan) { return plan ? plan->plan.steps.size() : 0; }
 
 MORPHEUS_API void morpheus_plan_step_nodes(const morpheus_plan_t *plan, size_t k, uint8_t *allowed) {
-    const Fabric &f = plan->model->fabric();
-    std::memset(allowed, 0, f.node_names.size());
-    if (k >= plan->steps.size()) return;
-    if (!plan->exact[k].empty()) {
-        for (uint32_t n : plan->exact[k]) allowed[n] = 1;
-        return;
-    }
-    for (const PodShare &s : plan->steps[k]) {
-        const Pod &pod = f.pods[s.pod];
-        std::memset(allowed + pod.first_node, 1, pod.node_count);
-    }
+    step_nodes(*plan->model, plan->plan, k, allowed);
 }
 
 MORPHEUS_API const char *morpheus_plan_step_pods(const morpheus_plan_t *plan, size_t k) {
-    return k < plan->names.size() ? plan->names[k].c_str() : "";
+    return k < plan->plan.names.size() ? plan->plan.names[k].c_str() : "";
 }
 
 MORPHEUS_API void morpheus_plan_destroy(morpheus_plan_t **plan) {

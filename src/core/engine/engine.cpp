@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "input_error.hpp"
+#include "lifecycle.hpp"
 
 namespace morpheus {
 
@@ -173,22 +174,7 @@ void Engine::sync() {}
 
 Placement Engine::place_on(const Request &req, const std::vector<uint32_t> &nodes) const {
     const ClusterModel &m = *model_;
-    std::vector<PodShare> shares;
-    for (uint32_t n : nodes) {
-        if (n >= m.fabric().node_names.size()) throw InputError("", "nodes", "node index outside the fabric");
-        uint32_t pod = m.fabric().node_pod[n];
-        if (shares.empty() || shares.back().pod != pod) {
-            bool found = false;
-            for (PodShare &s : shares)
-                if (s.pod == pod) {
-                    ++s.nodes;
-                    found = true;
-                }
-            if (!found) shares.push_back({pod, 1});
-        } else {
-            ++shares.back().nodes;
-        }
-    }
+    std::vector<PodShare> shares = pod_shares(m, nodes);
     // Blades are chosen against the ledger without this job's old reservation, if any.
     const Ledger *base = &ledger_;
     Ledger without;
@@ -207,14 +193,7 @@ Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nod
     const ClusterModel &m = *model_;
     Placement p = place_on(req, nodes);
     std::string why;
-    Reservation r;
-    r.job_id = req.job_id;
-    r.uid = req.uid;
-    r.since = static_cast<int64_t>(std::time(nullptr));
-    r.pods = p.pods;
-    for (uint32_t n : nodes) r.nodes.push_back(m.fabric().node_names[n]);
-    r.segments = p.segments;
-    r.hot_latency_bound_ns = p.hot_latency_bound_ns;
+    Reservation r = reservation_of(m, req.job_id, req.uid, static_cast<int64_t>(std::time(nullptr)), p, nodes);
     Ledger next = ledger_;
     if (!next.reserve(r, m.inventory(), &why)) throw InputError("", "job " + std::to_string(req.job_id), why);
     commit(std::move(next));
