@@ -10,6 +10,7 @@
 
 #include "engine.hpp"
 #include "explain.hpp"
+#include "pending_reason.hpp"
 #include "capi_guard.hpp"
 #include "capi_request.hpp"
 #include "input_error.hpp"
@@ -52,7 +53,9 @@ char *dup_or_null(const std::string &s) {
 void remember(Engine &engine, const Request &q, const Decision &d, double seconds) {
     DecisionLog &log = engine.decisions();
     const DecisionRecord *previous = log.find(q.job_id);
-    bool same = previous && previous->verdict == verdict_name(d.verdict) && previous->reason == d.reason;
+    // Pending: the short reason Slurm shows; the whole one is in the explanation.
+    const std::string reason = d.verdict == Verdict::Pending ? pending_reason(engine.model(), q, d) : d.reason;
+    bool same = previous && previous->verdict == verdict_name(d.verdict) && previous->reason == reason;
     if (seconds > 0 || d.verdict == Verdict::Impossible) log.count_decision(verdict_name(d.verdict), seconds);
     if (d.verdict != Verdict::Placed && !same && !d.pods.empty())
         log.count_rejection(d.verdict == Verdict::Impossible ? std::string("impossible-") + rule_out_name(d.pods.front().ruled_out)
@@ -64,7 +67,7 @@ void remember(Engine &engine, const Request &q, const Decision &d, double second
     r.uid = q.uid;
     r.when = static_cast<int64_t>(std::time(nullptr));
     r.verdict = verdict_name(d.verdict);
-    r.reason = d.reason;
+    r.reason = reason;
     r.explanation = explain_text(engine.model(), q, d);
     log.record(std::move(r));
 }
@@ -232,7 +235,8 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
         Decision d = decide(m, e->engine.ledger(), q, flags);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         remember(e->engine, q, d, seconds);
-        if (d.verdict != Verdict::Placed) throw Refusal("Morpheus: " + d.reason, d.verdict == Verdict::Impossible);
+        if (d.verdict != Verdict::Placed)
+            throw Refusal("Morpheus: " + pending_reason(m, q, d), d.verdict == Verdict::Impossible);
         auto p = std::make_unique<morpheus_plan>();
         p->model = e->engine.model_ptr();
         // The decision first; then, in one step, every other pod that can take the job, so the
