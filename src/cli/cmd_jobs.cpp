@@ -67,7 +67,7 @@ const std::vector<Field> kJobFields = {
 
 // The default table cuts reasons here, as squeue's default format keeps its columns: the
 // whole text is in --json and in morpheus explain.
-constexpr size_t kReasonWidth = 60;
+constexpr size_t kReasonWidth = 72;  // kPendingReasonMax: the core's own reasons are never cut
 
 // squeue -t takes PD and R for PENDING and RUNNING.
 std::string job_state_word(std::string s) {

@@ -30,7 +30,7 @@ std::string pending_reason(const ClusterModel &m, const Request &req, const Deci
     if (hot) {
         s = "hot memory in " + format_latency(bound) + ": " + pods[hot->pod].name + " has " +
             format_size(hot->hot_free_in_bound) + " of " + format_size(hot->hot_needed);
-        if (hot->hot_unusable_in_bound) s += " (more on failed or draining blades)";
+        if (hot->hot_unusable_in_bound) s += "; more on failed or draining";
     } else if (cold) {
         s = "cold memory busy";
     } else if (nodes) {
