@@ -2,6 +2,10 @@
 // cold blades, state; filters by user, job, pod and blade.
 #include <jansson.h>
 #include <pwd.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <mutex>
 
 #include <cctype>
 #include <cstdio>
@@ -9,6 +13,7 @@
 
 #include "input_error.hpp"
 #include "options.hpp"
+#include "status_service.hpp"
 #include "status_source.hpp"
 #include "table.hpp"
 #include "units.hpp"
@@ -265,29 +270,76 @@ int cmd_explain(int argc, char **argv) {
     return kOk;
 }
 
+namespace {
+
+std::string metrics_of(StatusSource &src) {
+    std::string text = fetch_status(src, "metrics");
+    json_error_t err;
+    json_t *root = json_loads(text.c_str(), 0, &err);
+    std::string out = json_is_string(json_object_get(root, "metrics")) ? json_string_value(json_object_get(root, "metrics")) : "";
+    json_decref(root);
+    return out;
+}
+
+volatile sig_atomic_t stop_serving = 0;
+void on_stop(int) { stop_serving = 1; }
+
+// --http [ADDRESS:]PORT: the same text over HTTP for Prometheus, from the files (or the live
+// service) at each scrape, until SIGINT or SIGTERM. Aggregate figures only: no job, no user.
+int serve_metrics(StatusSource &src, const std::string &listen) {
+    StatusServiceOptions o;
+    o.http = true;
+    size_t colon = listen.rfind(':');
+    o.address = colon == std::string::npos ? "127.0.0.1" : listen.substr(0, colon);
+    std::string port = colon == std::string::npos ? listen : listen.substr(colon + 1);
+    char *end = nullptr;
+    long p = std::strtol(port.c_str(), &end, 10);
+    if (port.empty() || *end || p < 0 || p > 65535)
+        throw InputError("", "--http", "'" + listen + "' is not [ADDRESS:]PORT", "e.g. --http 127.0.0.1:9820 (0: any free port)");
+    o.port = static_cast<uint16_t>(p);
+    metrics_of(src);  // a bad source fails now, not at the first scrape
+    std::mutex lock;
+    StatusService service(std::move(o), [&](uint32_t, bool, const std::string &) {
+        std::lock_guard<std::mutex> g(lock);
+        return metrics_of(src);
+    });
+    std::fprintf(stderr, "morpheus: serving http://%s:%u/metrics\n", service.options().address.c_str(), service.port());
+    std::signal(SIGINT, on_stop);
+    std::signal(SIGTERM, on_stop);
+    while (!stop_serving) ::pause();
+    return kOk;
+}
+
+}  // namespace
+
 int cmd_metrics(int argc, char **argv) {
     StatusSource src;
+    std::string http;
+    enum { kHttp = 1000 };
     static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
                                       {"server", required_argument, nullptr, kOptServer},
                                       {"state", required_argument, nullptr, kOptState},
+                                      {"http", required_argument, nullptr, kHttp},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "c:h", longopts, nullptr)) != -1) {
         if (take_status_option(c, optarg, src)) continue;
+        if (c == kHttp) {
+            http = optarg;
+            continue;
+        }
         if (c == 'h') {
-            std::printf("usage: morpheus metrics [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n");
+            std::printf("usage: morpheus metrics [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
+                        "                        [--http [ADDRESS:]PORT]\n");
             return kOk;
         }
         return kUsage;
     }
     take_positional_sources(src.files, std::vector<std::string>(argv + optind, argv + argc));
-    std::string text = fetch_status(src, "metrics");
-    json_error_t err;
-    json_t *root = json_loads(text.c_str(), 0, &err);
-    std::fputs(json_string_value(json_object_get(root, "metrics")), stdout);
-    json_decref(root);
+    if (!http.empty()) return serve_metrics(src, http);
+    std::fputs(metrics_of(src).c_str(), stdout);
     return kOk;
 }
 

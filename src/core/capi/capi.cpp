@@ -10,6 +10,7 @@
 
 #include "engine.hpp"
 #include "explain.hpp"
+#include "metrics.hpp"
 #include "pending_reason.hpp"
 #include "capi_guard.hpp"
 #include "capi_request.hpp"
@@ -28,6 +29,7 @@ struct morpheus_engine {
     Engine engine;
     PendingPlan last_plan;  // what the last morpheus_earliest_start() found, for morpheus_keep_plan()
     std::unique_ptr<StatusService> status;  // declared last: stopped before the engine goes
+    std::unique_ptr<StatusService> metrics;  // MetricsPort: HTTP, with the status service
     morpheus_engine(const char *conf, const char *state) : engine(conf, state ? state : "") {}
 };
 
@@ -377,7 +379,7 @@ MORPHEUS_API char *morpheus_status_json(morpheus_engine_t *e, uint32_t viewer_ui
 }
 
 struct morpheus_status_service {
-    std::unique_ptr<StatusService> service;
+    std::unique_ptr<StatusService> service, metrics;
 };
 
 MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port, const char *default_address,
@@ -385,6 +387,7 @@ MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port
                                                   morpheus_error_t *err) {
     return guarded(err, [&] {
         if (port <= 0 || port > 65535) throw InputError("", "StatusPort", "not a TCP port: " + std::to_string(port));
+        e->metrics.reset();
         e->status.reset();
         StatusServiceOptions o;
         o.port = static_cast<uint16_t>(port);
@@ -401,6 +404,22 @@ MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port
                 return answer_status_query(engine->model(), engine->ledger(), engine->decisions(), uid, privileged,
                                            query, private_jobs);
             });
+        if (uint16_t metrics_port = e->engine.config().metrics_port) {
+            StatusServiceOptions m;
+            m.http = true;
+            m.port = metrics_port;
+            m.address = e->status->options().address;
+            m.max_connections = 16;  // a scraper or two, not a crowd
+            try {
+                e->metrics = std::make_unique<StatusService>(std::move(m), [engine](uint32_t, bool, const std::string &) {
+                    std::lock_guard<std::mutex> g(engine->lock());
+                    return metrics_text(engine->model(), engine->ledger(), engine->decisions());
+                });
+            } catch (const InputError &) {
+                e->status.reset();  // both or neither: the watcher retries them together
+                throw;
+            }
+        }
         return 0;
     });
 }
@@ -419,9 +438,11 @@ MORPHEUS_API morpheus_status_service_t *morpheus_status_service_detach(morpheus_
     try {
         auto *s = new morpheus_status_service;
         s->service = std::move(e->status);
+        s->metrics = std::move(e->metrics);
         return s;
     } catch (...) {
         e->status.reset();  // out of memory: stop it here rather than leak a running thread
+        e->metrics.reset();
         return nullptr;
     }
 }
@@ -433,7 +454,10 @@ MORPHEUS_API void morpheus_status_service_destroy(morpheus_status_service_t **se
 }
 
 MORPHEUS_API void morpheus_status_service_stop(morpheus_engine_t *e) {
-    if (e) e->status.reset();
+    if (e) {
+        e->metrics.reset();
+        e->status.reset();
+    }
 }
 
 MORPHEUS_API size_t morpheus_pending_decisions(morpheus_engine_t *e, uint64_t *ids, size_t max) {
