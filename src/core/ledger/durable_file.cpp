@@ -32,7 +32,9 @@ void write_durably(const std::string &path, const std::string &data, const Durab
     }
     // The mode asked for, whatever the umask; the owner when asked (root rewriting SlurmUser's file).
     (void)::fchmod(fd, how.mode);
-    if (how.uid != static_cast<uid_t>(-1) || how.gid != static_cast<gid_t>(-1)) (void)::fchown(fd, how.uid, how.gid);
+    if ((how.uid != static_cast<uid_t>(-1) || how.gid != static_cast<gid_t>(-1)) && ::fchown(fd, how.uid, how.gid) != 0) {
+        // best effort: the file is still written, owned by the writer
+    }
     auto fail = [&](const char *what, int e) {
         ::close(fd);
         ::unlink(tmp.c_str());
