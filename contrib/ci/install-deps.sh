@@ -6,7 +6,8 @@ packages=(
 	libjansson-dev libhwloc-dev hwloc libboost-graph-dev libcmocka-dev
 	munge libmunge-dev
 	slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
-	python3 libxml2-utils gnuplot-nox dpkg-dev fakeroot debhelper groff-base man-db
+	python3 python3-yaml curl libxml2-utils gnuplot-nox dpkg-dev fakeroot debhelper lintian groff-base man-db
+	prometheus
 	clang libclang-rt-14-dev
 	slurmdbd mariadb-server
 )

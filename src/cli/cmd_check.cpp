@@ -1,17 +1,82 @@
 // morpheus check: validate a fabric map, an inventory and optionally a morpheus.conf, with
 // the same readers the plugin uses, so an error here is the error slurmctld would log.
+#include <strings.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <fstream>
+#include <set>
 
 #include "config.hpp"
+#include "hostlist.hpp"
 #include "input_error.hpp"
 #include "options.hpp"
+#include "status_source.hpp"
 #include "units.hpp"
 
 namespace morpheus::cli {
 
+namespace {
+
+// The node names of slurm.conf's NodeName= lines (hostlist ranges expanded, DEFAULT skipped).
+std::vector<std::string> slurm_conf_nodes(const std::string &path, bool *has_include) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path, "", "cannot read slurm.conf", "give --slurm-conf FILE");
+    std::vector<std::string> names;
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        line = line.substr(0, line.find('#'));
+        size_t start = line.find_first_not_of(" \t");
+        if (start == std::string::npos) continue;
+        if (!strncasecmp(line.c_str() + start, "Include", 7)) *has_include = true;
+        if (strncasecmp(line.c_str() + start, "NodeName=", 9) != 0) continue;
+        std::string value = line.substr(start + 9);
+        value = value.substr(0, value.find_first_of(" \t"));
+        if (!strcasecmp(value.c_str(), "DEFAULT")) continue;
+        for (std::string &n : expand_hostlist(value, path + ": line " + std::to_string(number) + ": NodeName"))
+            names.push_back(std::move(n));
+    }
+    return names;
+}
+
+// Every fabric node must be a Slurm node (else no job is ever placed there); Slurm nodes in
+// no pod are legal (jobs without blade memory) but worth a word.
+bool check_against_slurm_conf(const Fabric &f, const std::string &path) {
+    bool include = false;
+    std::vector<std::string> slurm = slurm_conf_nodes(path, &include);
+    std::set<std::string> slurm_set(slurm.begin(), slurm.end()), fabric_set(f.node_names.begin(), f.node_names.end());
+    std::vector<std::string> missing, extra;
+    for (const std::string &n : f.node_names)
+        if (!slurm_set.count(n)) missing.push_back(n);
+    for (const std::string &n : slurm)
+        if (!fabric_set.count(n)) extra.push_back(n);
+    if (include)
+        std::fprintf(stderr, "morpheus: warning: %s: Include lines are not followed; nodes declared there are not seen\n",
+                     path.c_str());
+    if (!extra.empty())
+        std::fprintf(stderr, "morpheus: warning: %s: %s in no pod of %s: jobs that ask for blade memory never run there\n",
+                     path.c_str(), compress_hostlist(extra).c_str(), f.source.c_str());
+    if (!missing.empty()) {
+        std::fprintf(stderr, "morpheus: error: %s: nodes %s of the fabric map are not NodeName= in %s (fix: correct the "
+                             "names in the fabric, or declare the nodes in slurm.conf)\n",
+                     f.source.c_str(), compress_hostlist(missing).c_str(), path.c_str());
+        return false;
+    }
+    std::printf("%s: ok: %zu nodes, every one of the fabric's %zu among them\n", path.c_str(), slurm.size(),
+                f.node_names.size());
+    return true;
+}
+
+}  // namespace
+
 int cmd_check(int argc, char **argv) {
     Sources s;
+    std::string slurm_conf;
+    enum { kSlurmConf = 1000 };
     static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
+                                      {"slurm-conf", required_argument, nullptr, kSlurmConf},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
     optind = 1;
@@ -19,8 +84,12 @@ int cmd_check(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "c:h", longopts, nullptr)) != -1) {
         switch (c) {
         case 'c': s.conf = optarg; break;
+        case kSlurmConf: slurm_conf = optarg; break;
         case 'h':
-            std::printf("usage: morpheus check FABRIC INVENTORY\n       morpheus check --conf morpheus.conf\n");
+            std::printf("usage: morpheus check FABRIC INVENTORY [--slurm-conf FILE]\n"
+                        "       morpheus check --conf morpheus.conf [--slurm-conf FILE]\n"
+                        "the fabric's nodes are checked against slurm.conf's NodeName= lines: --slurm-conf, else\n"
+                        "the slurm.conf beside --conf, else $SLURM_CONF\n");
             return kOk;
         default: return kUsage;
         }
@@ -56,6 +125,12 @@ int cmd_check(int argc, char **argv) {
                          f.pods[p].name.c_str());
             ++unreachable;
         }
+    if (slurm_conf.empty() && !s.conf.empty()) {
+        std::string dir = s.conf.find('/') == std::string::npos ? "." : s.conf.substr(0, s.conf.rfind('/'));
+        if (::access((dir + "/slurm.conf").c_str(), R_OK) == 0) slurm_conf = dir + "/slurm.conf";
+    }
+    if (slurm_conf.empty() && std::getenv("SLURM_CONF")) slurm_conf = slurm_conf_path();
+    if (!slurm_conf.empty() && !check_against_slurm_conf(f, slurm_conf)) return kInputError;
     return kOk;
 }
 

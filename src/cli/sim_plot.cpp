@@ -11,42 +11,15 @@
 #include <cstring>
 #include <fstream>
 
+#include "gnuplot.hpp"
 #include "input_error.hpp"
 
 namespace morpheus::cli {
 
-namespace {
-
-bool ends_with(const std::string &s, const char *suffix) {
-    size_t n = std::strlen(suffix);
-    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
-std::string gnuplot_string(const std::string &s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '\n') {  // a line break in a title
-            out += "\\n";
-            continue;
-        }
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
-}  // namespace
-
-void check_plot_path(const std::string &path) {
-    if (!ends_with(path, ".svg") && !ends_with(path, ".png"))
-        throw InputError("", "--plot", "\"" + path + "\" is neither .svg nor .png", "e.g. --plot utilisation.svg");
-}
-
 void plot_utilisation(const std::string &path, const std::string &title,
                       const std::vector<morpheus::sim::SimResult> &runs) {
     check_plot_path(path);
-    const std::string terminal =
-        ends_with(path, ".svg") ? "svg size 1000,720 dynamic background rgb 'white'" : "pngcairo size 1000,720";
+    const std::string terminal = plot_terminal(path, 1000, 720);
     char dir[] = "/tmp/morpheus-plot.XXXXXX";
     if (!::mkdtemp(dir)) throw InputError("", "--plot", std::string("cannot make a temporary directory: ") + std::strerror(errno));
     std::vector<std::string> files;
@@ -91,15 +64,18 @@ void plot_utilisation(const std::string &path, const std::string &title,
         series(3);
         gp << "unset multiplot\n";
     }
-    // The script's path is ours (mkdtemp: letters, digits, '/', '.', '-'), safe to quote plainly.
-    std::string cmd = "gnuplot '" + script_path + "'";
-    int rc = std::system(cmd.c_str());
-    for (const std::string &f : files) ::unlink(f.c_str());
-    ::unlink(script_path.c_str());
-    ::rmdir(dir);
-    if (rc != 0)
-        throw InputError("", "--plot", "gnuplot failed (status " + std::to_string(rc) + ")",
-                         "install gnuplot (gnuplot-nox) or leave out --plot");
+    auto remove_files = [&] {
+        for (const std::string &f : files) ::unlink(f.c_str());
+        ::unlink(script_path.c_str());
+        ::rmdir(dir);
+    };
+    try {
+        run_gnuplot(script_path);
+    } catch (...) {
+        remove_files();
+        throw;
+    }
+    remove_files();
 }
 
 }  // namespace morpheus::cli

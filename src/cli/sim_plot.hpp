@@ -3,12 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "gnuplot.hpp"  // check_plot_path, checked before a long run
 #include "simulator.hpp"
 
 namespace morpheus::cli {
-
-// Throws InputError unless the path ends in .svg or .png (checked before a long run).
-void check_plot_path(const std::string &path);
 
 // Throws InputError when the extension is neither .svg nor .png or gnuplot fails.
 void plot_utilisation(const std::string &path, const std::string &title,

@@ -21,6 +21,17 @@
 
 namespace morpheus::cli {
 
+std::string slurm_conf_path() {
+    const char *env = std::getenv("SLURM_CONF");
+    return env && *env ? env : "/etc/slurm/slurm.conf";
+}
+
+std::string morpheus_conf_beside_slurm_conf() {
+    std::string slurm_conf = slurm_conf_path();
+    std::string dir = slurm_conf.find('/') == std::string::npos ? "." : slurm_conf.substr(0, slurm_conf.rfind('/'));
+    return dir + "/morpheus.conf";
+}
+
 bool take_status_option(int c, const char *arg, StatusSource &s) {
     switch (c) {
     case 'c': s.files.conf = arg; return true;
@@ -32,11 +43,6 @@ bool take_status_option(int c, const char *arg, StatusSource &s) {
 
 namespace {
 
-// slurm.conf as Slurm's commands find it: $SLURM_CONF, else the packaged default.
-std::string slurm_conf_path() {
-    const char *env = std::getenv("SLURM_CONF");
-    return env && *env ? env : "/etc/slurm/slurm.conf";
-}
 
 // The first SlurmctldHost's address ("ctl1(10.0.0.1)" -> 10.0.0.1, "ctl1" -> ctl1), or "".
 std::string slurmctld_host(const std::string &slurm_conf) {
@@ -64,8 +70,7 @@ std::string slurmctld_host(const std::string &slurm_conf) {
 void find_default_source(StatusSource &s) {
     if (!s.server.empty() || !s.files.conf.empty() || !s.files.fabric.empty()) return;
     std::string slurm_conf = slurm_conf_path();
-    std::string dir = slurm_conf.find('/') == std::string::npos ? "." : slurm_conf.substr(0, slurm_conf.rfind('/'));
-    std::string conf = dir + "/morpheus.conf";
+    std::string conf = morpheus_conf_beside_slurm_conf();
     if (::access(conf.c_str(), R_OK) != 0)
         throw InputError(conf, "", "no morpheus.conf beside " + slurm_conf,
                          "give --server HOST:PORT, --conf FILE, or set SLURM_CONF / MORPHEUS_CONF");

@@ -13,6 +13,11 @@ struct StatusSource {
     std::string found_in;  // the morpheus.conf that named the server, when the user named none
 };
 
+// slurm.conf as Slurm's commands find it: $SLURM_CONF, else /etc/slurm/slurm.conf.
+std::string slurm_conf_path();
+// morpheus.conf in slurm.conf's directory.
+std::string morpheus_conf_beside_slurm_conf();
+
 // Adds --server and the file options to a subcommand's getopt loop; returns true if it took c.
 bool take_status_option(int c, const char *arg, StatusSource &s);
 constexpr int kOptServer = 2000, kOptState = 2001;

@@ -27,6 +27,6 @@ contains "$WORK/err" "invalid pod: pod9"
 run 1 "$MORPHEUS" jobs "$F" "$I" --state "$L" -u no-such-user-here
 contains "$WORK/err" "invalid user: no-such-user-here"
 # pools: -h drops the header lines too.
-run 0 "$MORPHEUS" pools "$F" "$I" --state "$L" -o blade,dram_free -h
+run 0 "$MORPHEUS" pools "$F" "$I" --state "$L" -O blade,dram_free -h
 [ "$(head -1 "$WORK/out" | awk '{print $1}')" = blade1 ] || { echo "FAIL: pools -h"; cat "$WORK/out"; failures=$((failures+1)); }
 finish

@@ -89,7 +89,7 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	local run=$1; shift
 	local nodes=("$@") host port_base i n
 	host=$(hostname -s)
-	port_base=$(free_port_base $((${#nodes[@]} + 2))) # slurmctld, slurmds, status service
+	port_base=$(free_port_base $((${#nodes[@]} + 3))) # slurmctld, slurmds, status service, metrics
 	mkdir -p "$run"/{etc,plugins,state,log,dev,spool}
 	for i in 0 1 2 3 4 5 6 7; do ln -sf /dev/null "$run/dev/gpu$i"; done
 	# Each emulated node gets a node-local /tmp of its own (SPANK tmpdir=.../%n): on one host
@@ -166,6 +166,8 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	sed -i '/^InventoryCheckInterval=/d' "$run/etc/morpheus.conf"
 	echo "InventoryCheckInterval=1" >>"$run/etc/morpheus.conf"
 	echo "$((port_base + ${#nodes[@]} + 1))" >"$run/status_port"
+	echo "MetricsPort=$((port_base + ${#nodes[@]} + 2))" >>"$run/etc/morpheus.conf"
+	echo "$((port_base + ${#nodes[@]} + 2))" >"$run/metrics_port"
 }
 
 start_munge() {
@@ -291,6 +293,7 @@ cmd_start() {
 	export E2E_LEDGER=$run/state/morpheus_ledger.json
 	export E2E_MORPHEUS_CONF=$run/etc/morpheus.conf
 	export E2E_STATUS_PORT=$(cat "$run/status_port")
+	export E2E_METRICS_PORT=$(cat "$run/metrics_port")
 	EOF
 	# shellcheck disable=SC1091
 	. "$run/env"

@@ -10,6 +10,8 @@
 
 #include "engine.hpp"
 #include "explain.hpp"
+#include "metrics.hpp"
+#include "pending_reason.hpp"
 #include "capi_guard.hpp"
 #include "capi_request.hpp"
 #include "input_error.hpp"
@@ -28,6 +30,7 @@ struct morpheus_engine {
     Engine engine;
     PendingPlan last_plan;  // what the last morpheus_earliest_start() found, for morpheus_keep_plan()
     std::unique_ptr<StatusService> status;  // declared last: stopped before the engine goes
+    std::unique_ptr<StatusService> metrics;  // MetricsPort: HTTP, with the status service
     morpheus_engine(const char *conf, const char *state) : engine(conf, state ? state : "") {}
 };
 
@@ -51,7 +54,9 @@ char *dup_or_null(const std::string &s) {
 void remember(Engine &engine, const Request &q, const Decision &d, double seconds) {
     DecisionLog &log = engine.decisions();
     const DecisionRecord *previous = log.find(q.job_id);
-    bool same = previous && previous->verdict == verdict_name(d.verdict) && previous->reason == d.reason;
+    // Pending: the short reason Slurm shows; the whole one is in the explanation.
+    const std::string reason = d.verdict == Verdict::Pending ? pending_reason(engine.model(), q, d) : d.reason;
+    bool same = previous && previous->verdict == verdict_name(d.verdict) && previous->reason == reason;
     if (seconds > 0 || d.verdict == Verdict::Impossible) log.count_decision(verdict_name(d.verdict), seconds);
     if (d.verdict != Verdict::Placed && !same && !d.pods.empty())
         log.count_rejection(d.verdict == Verdict::Impossible ? std::string("impossible-") + rule_out_name(d.pods.front().ruled_out)
@@ -63,7 +68,7 @@ void remember(Engine &engine, const Request &q, const Decision &d, double second
     r.uid = q.uid;
     r.when = static_cast<int64_t>(std::time(nullptr));
     r.verdict = verdict_name(d.verdict);
-    r.reason = d.reason;
+    r.reason = reason;
     r.explanation = explain_text(engine.model(), q, d);
     log.record(std::move(r));
 }
@@ -231,7 +236,8 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
         Decision d = decide(m, e->engine.ledger(), q, flags);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         remember(e->engine, q, d, seconds);
-        if (d.verdict != Verdict::Placed) throw Refusal("Morpheus: " + d.reason, d.verdict == Verdict::Impossible);
+        if (d.verdict != Verdict::Placed)
+            throw Refusal("Morpheus: " + pending_reason(m, q, d), d.verdict == Verdict::Impossible);
         auto p = std::make_unique<morpheus_plan>();
         p->model = e->engine.model_ptr();
         p->plan = plan_of(m, d, flags);
@@ -338,7 +344,7 @@ MORPHEUS_API char *morpheus_status_json(morpheus_engine_t *e, uint32_t viewer_ui
 }
 
 struct morpheus_status_service {
-    std::unique_ptr<StatusService> service;
+    std::unique_ptr<StatusService> service, metrics;
 };
 
 MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port, const char *default_address,
@@ -346,6 +352,7 @@ MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port
                                                   morpheus_error_t *err) {
     return guarded(err, [&] {
         if (port <= 0 || port > 65535) throw InputError("", "StatusPort", "not a TCP port: " + std::to_string(port));
+        e->metrics.reset();
         e->status.reset();
         StatusServiceOptions o;
         o.port = static_cast<uint16_t>(port);
@@ -362,6 +369,22 @@ MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port
                 return answer_status_query(engine->model(), engine->ledger(), engine->decisions(), uid, privileged,
                                            query, private_jobs);
             });
+        if (uint16_t metrics_port = e->engine.config().metrics_port) {
+            StatusServiceOptions m;
+            m.http = true;
+            m.port = metrics_port;
+            m.address = e->status->options().address;
+            m.max_connections = 16;  // a scraper or two, not a crowd
+            try {
+                e->metrics = std::make_unique<StatusService>(std::move(m), [engine](uint32_t, bool, const std::string &) {
+                    std::lock_guard<std::mutex> g(engine->lock());
+                    return metrics_text(engine->model(), engine->ledger(), engine->decisions());
+                });
+            } catch (const InputError &) {
+                e->status.reset();  // both or neither: the watcher retries them together
+                throw;
+            }
+        }
         return 0;
     });
 }
@@ -380,9 +403,11 @@ MORPHEUS_API morpheus_status_service_t *morpheus_status_service_detach(morpheus_
     try {
         auto *s = new morpheus_status_service;
         s->service = std::move(e->status);
+        s->metrics = std::move(e->metrics);
         return s;
     } catch (...) {
         e->status.reset();  // out of memory: stop it here rather than leak a running thread
+        e->metrics.reset();
         return nullptr;
     }
 }
@@ -394,7 +419,10 @@ MORPHEUS_API void morpheus_status_service_destroy(morpheus_status_service_t **se
 }
 
 MORPHEUS_API void morpheus_status_service_stop(morpheus_engine_t *e) {
-    if (e) e->status.reset();
+    if (e) {
+        e->metrics.reset();
+        e->status.reset();
+    }
 }
 
 MORPHEUS_API size_t morpheus_pending_decisions(morpheus_engine_t *e, uint64_t *ids, size_t max) {

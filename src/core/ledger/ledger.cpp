@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "durable_file.hpp"
 #include "input_error.hpp"
 #include "json_document.hpp"
 
@@ -119,11 +120,6 @@ struct JsonRef {
 LedgerFileOps real_ops() { return {&::write, &::fsync, &::rename}; }
 LedgerFileOps file_ops = real_ops();
 
-std::string directory_of(const std::string &path) {
-    std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-    return dir.empty() ? "/" : dir;
-}
-
 std::string join_ids(const std::vector<uint64_t> &ids) {
     std::string s;
     for (uint64_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
@@ -153,55 +149,6 @@ std::string dump(json_t *value) {
 
 // The checksum of "jobs" as a reader sees it: re-serialised canonically.
 std::string checksum_of(json_t *jobs) { return checksum_of_text(dump(jobs)); }
-
-// Order matters for power loss: the temporary's data must be on disk before the rename
-// installs it, and the rename before we report success, so a power cut leaves the old or the
-// new file, never an empty one. The previous file stays as STATE.prev (a hard link: cheap).
-void write_durably(const std::string &path, const std::string &data) {
-    std::string tmp = path + ".new";
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        int e = errno;
-        throw SystemError(tmp, "", std::string("cannot write: ") + std::strerror(e), e,
-                          "check that the state directory exists and is writable by SlurmUser");
-    }
-    auto fail = [&](const char *what, int e) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw SystemError(tmp, "", std::string(what) + std::strerror(e), e,
-                          "free space on the state file's file system; the ledger on disk and in memory is unchanged");
-    };
-    size_t off = 0;
-    while (off < data.size()) {
-        ssize_t n = file_ops.write(fd, data.data() + off, data.size() - off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) fail("write failed: ", n < 0 ? errno : ENOSPC);
-        off += static_cast<size_t>(n);
-    }
-    if (file_ops.fsync(fd) != 0) fail("fsync failed: ", errno);
-    if (::close(fd) != 0) {
-        int e = errno;
-        ::unlink(tmp.c_str());
-        throw SystemError(tmp, "", std::string("close failed: ") + std::strerror(e), e);
-    }
-    std::string prev = path + ".prev";
-    ::unlink(prev.c_str());
-    if (::link(path.c_str(), prev.c_str()) != 0) {
-        // best effort: there is no previous file on the first save
-    }
-    if (file_ops.rename(tmp.c_str(), path.c_str()) != 0) {
-        int e = errno;
-        ::unlink(tmp.c_str());
-        throw SystemError(path, "", std::string("rename failed: ") + std::strerror(e), e);
-    }
-    int dfd = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0 || file_ops.fsync(dfd) != 0) {
-        int e = errno;
-        if (dfd >= 0) ::close(dfd);
-        throw SystemError(directory_of(path), "", std::string("fsync of the state directory failed: ") + std::strerror(e), e);
-    }
-    ::close(dfd);
-}
 
 // Reads a state file without ever blocking: a FIFO or device named as StateFile is refused.
 // False when the file does not exist.
@@ -316,7 +263,13 @@ std::string Ledger::to_json(const Fabric &fabric) const {
     return "{\"checksum\":\"" + checksum_of_text(jobs) + "\",\"jobs\":" + jobs + ",\"version\":2}\n";
 }
 
-void Ledger::save(const std::string &path, const Fabric &fabric) const { write_durably(path, to_json(fabric)); }
+void Ledger::save(const std::string &path, const Fabric &fabric) const {
+    DurableWrite how;
+    how.mode = 0600;
+    how.on_open_failure = "check that the state directory exists and is writable by SlurmUser";
+    how.on_failure = "free space on the state file's file system; the ledger on disk and in memory is unchanged";
+    write_durably(path, to_json(fabric), how, {file_ops.write, file_ops.fsync, file_ops.rename});
+}
 
 Ledger Ledger::load(const std::string &path, const Fabric &fabric) {
     Ledger ledger(fabric.blades.size());

@@ -132,6 +132,13 @@ Config parse_config(const std::string &text, const std::string &name) {
                 if (*end || v < 0 || v > 65535)
                     throw InputError(name, where, key + "=" + value + " is not a TCP port", "give 1 to 65535, or 0 for none");
                 c.status_port = static_cast<uint16_t>(v);
+            } else if (k == "metricsport") {
+                char *end = nullptr;
+                long v = std::strtol(value.c_str(), &end, 10);
+                if (value.empty() || *end || v < 0 || v > 65535)
+                    throw InputError(name, where, key + "=" + value + " is not a TCP port",
+                                     "give 1 to 65535 (e.g. MetricsPort=9820), or 0 for none");
+                c.metrics_port = static_cast<uint16_t>(v);
             } else if (k == "statusaddress") {
                 // An IP literal or a host name: checked here for shape, resolved when bound.
                 bool shape = value.size() < 256 && std::all_of(value.begin(), value.end(), [](unsigned char ch) {
@@ -157,7 +164,7 @@ Config parse_config(const std::string &text, const std::string &name) {
                                  "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, "
                                  "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
                                  "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, PlanDepth, StatusPort, StatusAddress, "
-                                 "LicenseHot, LicenseCold");
+                                 "LicenseHot, LicenseCold, MetricsPort");
             }
         } catch (const InputError &e) {
             if (!e.file().empty()) throw;

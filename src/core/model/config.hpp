@@ -27,6 +27,9 @@ struct Config {
     // sacct, sreport, billing and QOS limits see it; "" : none (LicenseHot=, LicenseCold=).
     std::string license_hot;
     std::string license_cold;
+    // Prometheus's GET /metrics over HTTP on StatusAddress, started and stopped with the status
+    // service; 0: off. Unauthenticated, so it serves aggregate figures only.
+    uint16_t metrics_port = 0;
 };
 
 // Reads the whole file, validating every key; throws InputError naming the file, the line and

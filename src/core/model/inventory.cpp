@@ -33,7 +33,7 @@ Inventory build(const JsonDocument &doc, const Fabric &fabric) {
         root.member("version").fail("unsupported version", "use \"version\": 1");
     std::unordered_set<int> seen;
     for (const JsonValue &b : root.member("blades").elements()) {
-        b.expect_keys({"name", "dram", "pmem", "state", "load"});
+        b.expect_keys({"name", "dram", "pmem", "state", "load", "reason", "since"});
         std::string name = b.member("name").as_string();
         if (bad_name_byte(name) >= 0)  // not echoed: it may hold bytes a log or terminal would act on
             b.member("name").fail("blade name has a character no fabric name may hold",
@@ -55,6 +55,16 @@ Inventory build(const JsonDocument &doc, const Fabric &fabric) {
             stock.state = BladeState::Failed;
         else
             b.member("state").fail("unknown state \"" + state + "\"", "use \"up\", \"draining\" or \"failed\"");
+        if (b.has("reason")) {
+            stock.reason = b.member("reason").as_string();
+            // Shown in pools, logs and terminals: printable text of a sensible length only.
+            bool printable = stock.reason.size() <= kMaxBladeReason;
+            for (unsigned char ch : stock.reason) printable = printable && ch >= 0x20 && ch != 0x7f;
+            if (!printable)
+                b.member("reason").fail("a reason is printable text of at most " + std::to_string(kMaxBladeReason) +
+                                        " bytes", "say why in a short line, e.g. \"DIMM errors, ticket 4711\"");
+        }
+        if (b.has("since")) stock.since = static_cast<int64_t>(b.member("since").as_count(INT64_MAX));
         stock.load = b.number_or("load", 0.0);
         if (stock.load < 0 || stock.load > 1)
             b.member("load").fail("load must be between 0 and 1", "give the share of bandwidth in use, e.g. 0.25");

@@ -22,6 +22,10 @@ struct BladeStock {
     std::array<uint64_t, kTierCount> capacity{};  // bytes
     BladeState state = BladeState::Absent;
     double load = 0;  // 0..1: share of the blade's bandwidth already in use
+    // Why the admin set the state, and when (Unix seconds; 0: not said), as Slurm keeps a
+    // node's Reason and its time (morpheus update, sinfo -R).
+    std::string reason;
+    int64_t since = 0;
 };
 
 class Inventory {
@@ -32,6 +36,8 @@ public:
 
     bool admits(uint32_t blade) const { return blades[blade].state == BladeState::Up; }
 };
+
+constexpr size_t kMaxBladeReason = 256;
 
 // Reads an inventory against a fabric: every blade named must exist in the fabric.
 Inventory read_inventory(const std::string &path, const Fabric &fabric);

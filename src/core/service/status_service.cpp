@@ -39,6 +39,12 @@ std::string error_reply(const std::string &message) {
     return "{\"error\": \"" + escaped + "\"}\n";
 }
 
+std::string http_reply(int code, const char *status, const std::string &body,
+                       const char *type = "text/plain; charset=utf-8") {
+    return "HTTP/1.1 " + std::to_string(code) + " " + status + "\r\nContent-Type: " + type +
+           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+}
+
 std::string munge_authenticate(const std::string &line, Credential &out) {
     void *payload = nullptr;
     int len = 0;
@@ -157,15 +163,23 @@ namespace {
 
 enum class ReadResult { More, Line, TooLarge, Gone };
 
-// Reads what has arrived; a line ends at '\n' or at the client's end of stream.
-ReadResult read_some(Connection &c, size_t max_request) {
+// Reads what has arrived; a line ends at '\n' or at the client's end of stream, an HTTP
+// request at the blank line after its headers.
+ReadResult read_some(Connection &c, size_t max_request, bool http) {
     char buf[4096];
     for (;;) {
         ssize_t n = ::read(c.fd, buf, sizeof buf);
         if (n > 0) {
             size_t before = c.in.size();
             c.in.append(buf, static_cast<size_t>(n));
-            size_t nl = c.in.find('\n', before);
+            size_t nl = std::string::npos;
+            if (http) {
+                size_t from = before > 3 ? before - 3 : 0, crlf = c.in.find("\r\n\r\n", from),
+                       lf = c.in.find("\n\n", from);
+                nl = std::min(crlf, lf);
+            } else {
+                nl = c.in.find('\n', before);
+            }
             if (nl != std::string::npos) c.in.resize(nl);
             if (c.in.size() > max_request) return ReadResult::TooLarge;
             if (nl != std::string::npos) return ReadResult::Line;
@@ -184,6 +198,23 @@ int ms_until(Clock::time_point t, Clock::time_point now) {
 }
 
 }  // namespace
+
+// GET /metrics (a query string is ignored) and nothing else.
+std::string StatusService::answer_http(const std::string &request) {
+    std::string line = request.substr(0, request.find_first_of("\r\n"));
+    size_t sp1 = line.find(' '), sp2 = line.find(' ', sp1 == std::string::npos ? 0 : sp1 + 1);
+    if (sp1 == std::string::npos || sp2 == std::string::npos || line.compare(sp2 + 1, 5, "HTTP/") != 0)
+        return http_reply(400, "Bad Request", "not an HTTP request\n");
+    std::string method = line.substr(0, sp1), target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+    target = target.substr(0, target.find('?'));
+    if (method != "GET") return http_reply(405, "Method Not Allowed", "GET /metrics only\n");
+    if (target != "/metrics") return http_reply(404, "Not Found", "GET /metrics only\n");
+    try {
+        return http_reply(200, "OK", answer_(0, false, ""), "text/plain; version=0.0.4; charset=utf-8");
+    } catch (...) {
+        return http_reply(500, "Internal Server Error", "internal error\n");
+    }
+}
 
 StatusService::StatusService(StatusServiceOptions options, Answer answer)
     : options_(std::move(options)), answer_(std::move(answer)) {
@@ -211,6 +242,10 @@ StatusService::~StatusService() {
 
 // Decodes and answers a complete request line; the reply goes out from the loop.
 void StatusService::on_request(Connection &c) {
+    if (options_.http) {
+        c.out = answer_http(c.in);
+        return;
+    }
     Credential cred;
     std::string why = options_.authenticate(c.in, cred);
     if (!why.empty()) {
@@ -268,13 +303,14 @@ void StatusService::serve() {
             bool keep = true;
             if (fds[i + 2].revents) {
                 if (c.phase == Connection::Phase::Request) {
-                    switch (read_some(c, options_.max_request)) {
+                    switch (read_some(c, options_.max_request, options_.http)) {
                     case ReadResult::More: break;
                     case ReadResult::Gone: keep = false; break;
                     case ReadResult::TooLarge:
                         // Refused before decoding: a credential is never that long.
-                        c.out = error_reply("request too large (over " + std::to_string(options_.max_request) +
-                                            " bytes)");
+                        c.out = options_.http ? http_reply(431, "Request Header Fields Too Large", "request too large\n")
+                                              : error_reply("request too large (over " +
+                                                            std::to_string(options_.max_request) + " bytes)");
                         keep = start_reply(c);
                         break;
                     case ReadResult::Line:

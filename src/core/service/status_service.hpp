@@ -33,6 +33,10 @@ struct StatusServiceOptions {
     size_t max_request = 8192;              // bytes of the request line, checked before decoding
     size_t max_connections = 128;           // open at once; over it the oldest is dropped
     Authenticator authenticate;             // empty: munge_decode
+    // HTTP instead of munge lines: GET /metrics only, no authentication, so answer() must
+    // give aggregate figures only (the Prometheus endpoint, MetricsPort=). The request ends
+    // at the blank line after the headers; the same deadlines and caps apply.
+    bool http = false;
 };
 
 class StatusService {
@@ -54,6 +58,7 @@ public:
 private:
     void serve();
     void on_request(Connection &c);
+    std::string answer_http(const std::string &request);
     StatusServiceOptions options_;
     Answer answer_;
     uint16_t port_ = 0;

@@ -236,6 +236,8 @@ std::string status_json(const ClusterModel &m, const Ledger &l, long viewer) {
         json_object_set_new(o, "blade", json_string(f.blades[b].name.c_str()));
         json_object_set_new(o, "state", json_string(blade_state_name(inv.blades[b].state)));
         json_object_set_new(o, "load", json_real(inv.blades[b].load));
+        if (!inv.blades[b].reason.empty()) json_object_set_new(o, "reason", json_string(inv.blades[b].reason.c_str()));
+        if (inv.blades[b].since) json_object_set_new(o, "since", json_integer(inv.blades[b].since));
         for (Tier t : {Tier::Dram, Tier::Pmem}) {
             json_t *tier = json_object();
             uint64_t cap = inv.blades[b].capacity[static_cast<size_t>(t)];

@@ -36,6 +36,21 @@ std::string metrics_text(const ClusterModel &m, const Ledger &l, const DecisionL
                 line(out, g.name, "blade=\"" + f.blades[b].name + "\",tier=\"" + tier_name(t) + "\"", v);
             }
     }
+    // Per pod, the DRAM free inside half, once and twice DefaultHotLatency (the classes of
+    // morpheus pools): what a tight, a default and a loose --mem-hot-latency would find.
+    head(out, "morpheus_pod_hot_free_bytes", "gauge",
+         "DRAM free for hot reservations on blades within a latency bound of a pod.");
+    const uint64_t bound = m.settings().default_hot_latency_ns;
+    for (uint32_t p = 0; p < f.pods.size(); ++p)
+        for (uint64_t cls : {bound / 2, bound, bound * 2}) {
+            double free_in = 0;
+            for (uint32_t b : m.latency().blades_by_latency(p)) {
+                if (m.latency().latency(p, b) > cls) break;
+                if (inv.admits(b)) free_in += static_cast<double>(l.free(b, Tier::Dram, inv));
+            }
+            line(out, "morpheus_pod_hot_free_bytes",
+                 "pod=\"" + f.pods[p].name + "\",within_ns=\"" + std::to_string(cls) + "\"", free_in);
+        }
     head(out, "morpheus_blade_state", "gauge", "1 for the state a blade is in.");
     for (uint32_t b = 0; b < f.blades.size(); ++b)
         line(out, "morpheus_blade_state",

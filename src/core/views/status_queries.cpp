@@ -9,6 +9,7 @@
 #include "decision_log.hpp"
 #include "ledger.hpp"
 #include "explain.hpp"
+#include "fabric_view.hpp"
 #include "metrics.hpp"
 
 namespace morpheus {
@@ -89,6 +90,7 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
         json_object_set_new(o, "jobs", jobs);
         return dump(o);
     }
+    if (op == "fabric") return fabric_json(model, ledger);  // no job in it: the same for every viewer
     if (op == "metrics") {
         json_t *o = json_object();
         json_object_set_new(o, "metrics", json_string(metrics_text(model, ledger, log).c_str()));
@@ -117,7 +119,7 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
             json_object_set_new(o, "holding", json_string(reservation_summary(model.fabric(), *held).c_str()));
         return dump(o);
     }
-    return error_json("unknown op \"" + op + "\" (status, jobs, explain, metrics)");
+    return error_json("unknown op \"" + op + "\" (status, jobs, fabric, explain, metrics)");
 }
 
 }  // namespace morpheus
