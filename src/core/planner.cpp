@@ -20,16 +20,6 @@ int64_t window_end(int64_t start, int64_t duration) {
 
 }  // namespace
 
-// Blade tiers changed since the room index was built, looked at one by one, before the index
-// is rebuilt: a rebuild sorts every stretch (milliseconds on 4,096 blades), a changed blade
-// costs a lookup per query.
-constexpr size_t kMostStale = 256;
-// Blades with room listed per walk before the walk goes down the blade order instead (a
-// quiet cluster has room nearly everywhere, and the walk stops after a few blades).
-constexpr size_t kMostListed = 256;
-// Blades a walk looks at directly before it asks the index.
-constexpr size_t kFirstLooks = 32;
-
 Planner::Planner(size_t blade_count)
     : timelines_(blade_count),
       capacity_(blade_count),
@@ -131,7 +121,7 @@ void Planner::refresh_index(const Inventory &inv) const {
         }
     }
     dirty_list_.clear();
-    if (index_built_ && stale_list_.size() <= kMostStale) return;
+    if (index_built_ && stale_list_.size() <= tuning_.most_stale) return;
     for (size_t k = 0; k < kTierCount; ++k) {
         std::vector<FreeIndex::Entry> entries;
         for (uint32_t b = 0; b < blades; ++b)
@@ -253,12 +243,12 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
             }
             done = done || i == order.size();
         };
-        walk_to(kFirstLooks);
+        walk_to(tuning_.first_looks);
         if (!done) {
-            const uint64_t after = key(order[i - 1]);
+            const uint64_t after = i ? key(order[i - 1]) : 0;
             found_.clear();
-            auto rest = [&](uint32_t b) { return in_bound(b) && key(b) > after; };
-            if (blades_with_room(Tier::Dram, t, to, kMostListed, rest, found_)) {
+            auto rest = [&](uint32_t b) { return in_bound(b) && (i == 0 || key(b) > after); };
+            if (blades_with_room(Tier::Dram, t, to, tuning_.most_listed, rest, found_)) {
                 ranked_.clear();
                 for (uint32_t b : found_) ranked_.emplace_back(key(b), b);
                 std::sort(ranked_.begin(), ranked_.end());
@@ -318,12 +308,12 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
             }
             done = done || i == order.size();
         };
-        walk_to(kFirstLooks);
+        walk_to(tuning_.first_looks);
         if (!done) {
             found_.clear();
             auto rest = [&](uint32_t b) { return reach(b) && rank(b) >= i; };
-            if (blades_with_room(Tier::Pmem, t, to, kMostListed, rest, found_) &&
-                blades_with_room(Tier::Dram, t, to, kMostListed, rest, found_)) {
+            if (blades_with_room(Tier::Pmem, t, to, tuning_.most_listed, rest, found_) &&
+                blades_with_room(Tier::Dram, t, to, tuning_.most_listed, rest, found_)) {
                 ranked_.clear();
                 for (uint32_t b : found_) ranked_.emplace_back(rank(b), b);
                 std::sort(ranked_.begin(), ranked_.end());

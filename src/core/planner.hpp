@@ -29,6 +29,21 @@ struct Hold {
     uint32_t order = 0;     // planned jobs: position in priority order, 0 first
 };
 
+// How the earliest-start search trades the room index against walking blades directly. The
+// answers are the same with any values; tests set small ones to take every path on a small
+// fabric.
+struct PlannerTuning {
+    // Blades a walk looks at directly before it asks the index for the rest.
+    size_t first_looks = 32;
+    // Blades with room the index lists per walk before the walk goes on directly instead (a
+    // quiet cluster has room nearly everywhere, and the walk stops after a few blades).
+    size_t most_listed = 256;
+    // Blade tiers changed since the index was built, looked at one by one, before it is
+    // rebuilt: a rebuild sorts every stretch (milliseconds on 4,096 blades), a changed blade
+    // tier costs a lookup per walk.
+    size_t most_stale = 256;
+};
+
 struct Slot {
     int64_t start = 0;
     Placement placement;
@@ -67,6 +82,7 @@ public:
     size_t running_count() const { return holds_.size() - planned_count_; }
     size_t planned_count() const { return planned_count_; }
     size_t blade_count() const { return timelines_.size(); }
+    void set_tuning(const PlannerTuning &tuning) { tuning_ = tuning; }
 
 private:
     // One time tried: the request fits over [t, to) with every blade held at its peak then.
@@ -97,6 +113,7 @@ private:
     template <typename Keep>
     int64_t room_returns(Tier tier, int64_t t, int64_t to, Keep &&keep) const;
 
+    PlannerTuning tuning_;
     std::vector<std::array<MemoryTimeline, kTierCount>> timelines_;
     std::map<uint64_t, Hold> holds_;
     std::map<int64_t, uint32_t> ends_;   // end time -> holds ending then: when memory comes back
