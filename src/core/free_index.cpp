@@ -3,13 +3,37 @@
 #include "free_index.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace morpheus {
 
+namespace {
+
+bool earlier(const FreeIndex::Entry &a, const FreeIndex::Entry &b) {
+    return a.from != b.from ? a.from < b.from : a.blade < b.blade;
+}
+
+}  // namespace
+
 void FreeIndex::build(std::vector<Entry> entries) {
-    std::sort(entries.begin(), entries.end(),
-              [](const Entry &a, const Entry &b) { return a.from != b.from ? a.from < b.from : a.blade < b.blade; });
+    std::sort(entries.begin(), entries.end(), earlier);
     entries_ = std::move(entries);
+    grow_trees();
+}
+
+void FreeIndex::replace(const std::vector<uint8_t> &changed, std::vector<Entry> fresh) {
+    std::sort(fresh.begin(), fresh.end(), earlier);
+    std::vector<Entry> kept;
+    kept.reserve(entries_.size());
+    for (const Entry &e : entries_)
+        if (e.blade >= changed.size() || !changed[e.blade]) kept.push_back(e);
+    entries_.clear();
+    entries_.reserve(kept.size() + fresh.size());
+    std::merge(kept.begin(), kept.end(), fresh.begin(), fresh.end(), std::back_inserter(entries_), earlier);
+    grow_trees();
+}
+
+void FreeIndex::grow_trees() {
     leaves_ = 1;
     while (leaves_ < entries_.size()) leaves_ *= 2;
     max_to_.assign(2 * leaves_, INT64_MIN);

@@ -25,6 +25,9 @@ public:
     }
 
     void build(std::vector<Entry> entries);
+    // The entries of the blades flagged in `changed` replaced by `fresh`: a merge, no sort of
+    // the unchanged ones.
+    void replace(const std::vector<uint8_t> &changed, std::vector<Entry> fresh);
     size_t size() const { return entries_.size(); }
 
     // Calls visit(blade) for each entry with from <= t and to >= until: blades with room over
@@ -51,6 +54,7 @@ public:
     }
 
 private:
+    void grow_trees();                    // the segment trees over entries_
     size_t upper_bound(int64_t t) const;  // entries with from <= t
     size_t first_long(size_t i, int64_t at_least) const;  // first entry at or after i that long
 

@@ -6,6 +6,7 @@
 #include "planner.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace morpheus {
 
@@ -120,13 +121,26 @@ void Planner::refresh_index(const Inventory &inv) const {
             stale_list_.emplace_back(b, tier);
         }
     }
+    // Queries with no change between them (will-run asking for one job after another) get
+    // the index rebuilt; while plans change between queries, only past most_stale.
+    const bool quiet = dirty_list_.empty();
     dirty_list_.clear();
-    if (index_built_ && stale_list_.size() <= tuning_.most_stale) return;
+    if (index_built_ && (stale_list_.empty() || (!quiet && stale_list_.size() <= tuning_.most_stale))) return;
     for (size_t k = 0; k < kTierCount; ++k) {
         std::vector<FreeIndex::Entry> entries;
-        for (uint32_t b = 0; b < blades; ++b)
-            for (const MemoryTimeline::Stretch &s : room_[b][k]) entries.push_back({s.from, s.to, b});
-        index_[k].build(std::move(entries));
+        if (!index_built_) {
+            for (uint32_t b = 0; b < blades; ++b)
+                for (const MemoryTimeline::Stretch &s : room_[b][k]) entries.push_back({s.from, s.to, b});
+            index_[k].build(std::move(entries));
+            continue;
+        }
+        std::vector<uint8_t> changed(blades, 0);
+        for (auto [b, tier] : stale_list_)
+            if (static_cast<size_t>(tier) == k) {
+                changed[b] = 1;
+                for (const MemoryTimeline::Stretch &s : room_[b][k]) entries.push_back({s.from, s.to, b});
+            }
+        index_[k].replace(changed, std::move(entries));
     }
     for (auto [b, tier] : stale_list_) stale_[b][static_cast<size_t>(tier)] = 0;
     stale_list_.clear();
@@ -221,17 +235,18 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
             uint32_t l = lat.latency(s.pod, b);
             return l != kUnreachable && l <= bound;
         };
-        // In the bound's order: the nearest few directly (where there is room nearly
-        // everywhere, the walk stops there), then the few others with room as the index
-        // lists them, or when it lists too many, the rest of the order directly.
+        // In the bound's order: directly while most blades have room (the walk stops after a
+        // few), then the few others with room as the index lists them, or when it lists too
+        // many, the rest of the order directly.
         const std::vector<uint32_t> &order = lat.blades_by_latency(s.pod);
         auto key = [&](uint32_t b) { return uint64_t{lat.latency(s.pod, b)} << 32 | b; };
         uint64_t have = 0;
         walk_.clear();
         size_t i = 0;
         bool done = false;  // the walk stopped: enough memory, or the end of the bound
-        auto walk_to = [&](size_t end) {
-            for (; !done && i < std::min(end, order.size()); ++i) {
+        auto walk = [&](bool while_dense) {
+            for (; !done && i < order.size(); ++i) {
+                if (while_dense && i >= tuning_.first_looks && 2 * walk_.size() < i) return;
                 const uint32_t b = order[i];
                 if (have >= 4 * need || lat.latency(s.pod, b) > bound) {
                     done = true;
@@ -243,7 +258,7 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
             }
             done = done || i == order.size();
         };
-        walk_to(tuning_.first_looks);
+        walk(true);
         if (!done) {
             const uint64_t after = i ? key(order[i - 1]) : 0;
             found_.clear();
@@ -251,16 +266,17 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
             if (blades_with_room(Tier::Dram, t, to, tuning_.most_listed, rest, found_)) {
                 ranked_.clear();
                 for (uint32_t b : found_) ranked_.emplace_back(key(b), b);
-                std::sort(ranked_.begin(), ranked_.end());
-                for (auto [k, b] : ranked_) {
-                    if (have >= 4 * need) break;
-                    walk_.push_back(b);
-                    have += refine(b, Tier::Dram);
+                // Nearest first, as a sort would give, but the walk often stops after a few.
+                std::make_heap(ranked_.begin(), ranked_.end(), std::greater<>());
+                for (auto end = ranked_.end(); end != ranked_.begin() && have < 4 * need; --end) {
+                    std::pop_heap(ranked_.begin(), end, std::greater<>());
+                    walk_.push_back(std::prev(end)->second);
+                    have += refine(walk_.back(), Tier::Dram);
                 }
                 done = true;
             }
         }
-        walk_to(order.size());
+        walk(false);
         if (have < need) {
             fits = false;
             why = "pod " + m.fabric().pods[s.pod].name + ": not enough hot memory within " + std::to_string(bound) +
@@ -295,8 +311,9 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
         walk_.clear();
         size_t i = 0;
         bool done = false;
-        auto walk_to = [&](size_t end) {
-            for (; !done && i < std::min(end, order.size()); ++i) {
+        auto walk = [&](bool while_dense) {
+            for (; !done && i < order.size(); ++i) {
+                if (while_dense && i >= tuning_.first_looks && 2 * walk_.size() < i) return;
                 const uint32_t b = order[i];
                 if (have >= want) {
                     done = true;
@@ -308,7 +325,7 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
             }
             done = done || i == order.size();
         };
-        walk_to(tuning_.first_looks);
+        walk(true);
         if (!done) {
             found_.clear();
             auto rest = [&](uint32_t b) { return reach(b) && rank(b) >= i; };
@@ -316,17 +333,18 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
                 blades_with_room(Tier::Dram, t, to, tuning_.most_listed, rest, found_)) {
                 ranked_.clear();
                 for (uint32_t b : found_) ranked_.emplace_back(rank(b), b);
-                std::sort(ranked_.begin(), ranked_.end());
-                ranked_.erase(std::unique(ranked_.begin(), ranked_.end()), ranked_.end());
-                for (auto [r, b] : ranked_) {
-                    if (have >= want) break;
+                std::make_heap(ranked_.begin(), ranked_.end(), std::greater<>());
+                for (auto end = ranked_.end(); end != ranked_.begin() && have < want; --end) {
+                    std::pop_heap(ranked_.begin(), end, std::greater<>());
+                    const uint32_t b = std::prev(end)->second;
+                    if (!walk_.empty() && walk_.back() == b) continue;  // room in both tiers: listed twice
                     walk_.push_back(b);
                     have += refine(b, Tier::Pmem) + refine(b, Tier::Dram);
                 }
                 done = true;
             }
         }
-        walk_to(order.size());
+        walk(false);
         if (have < want) {
             fits = false;
             why = "not enough cold memory on any reachable blade";

@@ -33,11 +33,12 @@ struct Hold {
 // answers are the same with any values; tests set small ones to take every path on a small
 // fabric.
 struct PlannerTuning {
-    // Blades a walk looks at directly before it asks the index for the rest.
-    size_t first_looks = 32;
+    // Blades a walk looks at directly before it may ask the index for the rest (it does
+    // once fewer than half of those it looked at had room).
+    size_t first_looks = 8;
     // Blades with room the index lists per walk before the walk goes on directly instead (a
     // quiet cluster has room nearly everywhere, and the walk stops after a few blades).
-    size_t most_listed = 256;
+    size_t most_listed = 1024;
     // Blade tiers changed since the index was built, looked at one by one, before it is
     // rebuilt: a rebuild sorts every stretch (milliseconds on 4,096 blades), a changed blade
     // tier costs a lookup per walk.
