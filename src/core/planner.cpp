@@ -190,12 +190,29 @@ int64_t Planner::room_returns(Tier tier, int64_t t, int64_t to, Keep &&keep) con
     return next;
 }
 
+namespace {
+
+// Whether a walk that looked at `looked` blades, found room on `hits` of them and `have` bytes,
+// should ask the index for the rest instead of going on: going on costs a look per blade until
+// `target` is reached (at the rate so far), at most `left` more; the index lists every blade
+// with room in the tier, about `hits / looked` of `blades`.
+bool list_instead(size_t looked, size_t hits, uint64_t have, uint64_t target, size_t left, size_t blades) {
+    double to_go = static_cast<double>(left);
+    if (have > 0 && target > have)
+        to_go = std::min(to_go, static_cast<double>(looked) * static_cast<double>(target - have) / static_cast<double>(have));
+    const double listed = static_cast<double>(hits) * static_cast<double>(blades) / static_cast<double>(looked);
+    return to_go > 2 * listed;
+}
+
+}  // namespace
+
 Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const std::vector<PodShare> &pods, int64_t t,
                              int64_t duration, bool place, Slot &slot, std::string &why) const {
     const Inventory &inv = m.inventory();
     const LatencyTable &lat = m.latency();
     const uint64_t bound = effective_bound(m, req);
     const int64_t to = window_end(t, duration);
+    const size_t blades = timelines_.size();
     uint64_t hot_total = 0, cold_total = 0;
     for (const PodShare &s : pods) {
         hot_total += s.nodes * req.hot_per_node;
@@ -235,10 +252,14 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
             uint32_t l = lat.latency(s.pod, b);
             return l != kUnreachable && l <= bound;
         };
-        // In the bound's order: directly while most blades have room (the walk stops after a
-        // few), then the few others with room as the index lists them, or when it lists too
-        // many, the rest of the order directly.
+        // In the bound's order: directly while that looks cheaper (room on many blades: the
+        // walk stops after a few; or few blades in the bound), then the others with room as
+        // the index lists them, or when it lists too many, the rest of the order directly.
         const std::vector<uint32_t> &order = lat.blades_by_latency(s.pod);
+        const size_t in_order = static_cast<size_t>(
+            std::upper_bound(order.begin(), order.end(), bound,
+                             [&](uint64_t v, uint32_t b) { return v < lat.latency(s.pod, b); }) -
+            order.begin());
         auto key = [&](uint32_t b) { return uint64_t{lat.latency(s.pod, b)} << 32 | b; };
         uint64_t have = 0;
         walk_.clear();
@@ -246,7 +267,9 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
         bool done = false;  // the walk stopped: enough memory, or the end of the bound
         auto walk = [&](bool while_dense) {
             for (; !done && i < order.size(); ++i) {
-                if (while_dense && i >= tuning_.first_looks && 2 * walk_.size() < i) return;
+                if (while_dense && i >= tuning_.first_looks &&
+                    list_instead(i, walk_.size(), have, 4 * need, in_order - std::min(i, in_order), blades))
+                    return;
                 const uint32_t b = order[i];
                 if (have >= 4 * need || lat.latency(s.pod, b) > bound) {
                     done = true;
@@ -279,8 +302,8 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
         walk(false);
         if (have < need) {
             fits = false;
-            why = "pod " + m.fabric().pods[s.pod].name + ": not enough hot memory within " + std::to_string(bound) +
-                  "ns";
+            why.assign(1, '\0');  // said in full only if it never fits: see say_why()
+            why_pod_ = s.pod;
             // Not before a blade with room holds less, or a full one has room.
             int64_t next = room_returns(Tier::Dram, t, to, in_bound);
             if (need <= UINT64_MAX / 4) {  // the walk went through every blade with room
@@ -313,7 +336,9 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
         bool done = false;
         auto walk = [&](bool while_dense) {
             for (; !done && i < order.size(); ++i) {
-                if (while_dense && i >= tuning_.first_looks && 2 * walk_.size() < i) return;
+                if (while_dense && i >= tuning_.first_looks &&
+                    list_instead(i, walk_.size(), have, want, order.size() - i, blades))
+                    return;
                 const uint32_t b = order[i];
                 if (have >= want) {
                     done = true;
@@ -382,6 +407,12 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
     return result;
 }
 
+std::string Planner::say_why(const ClusterModel &m, const Request &req, const std::string &why) const {
+    if (why.size() != 1 || why[0] != '\0') return why;
+    return "pod " + m.fabric().pods[why_pod_].name + ": not enough hot memory within " +
+           std::to_string(effective_bound(m, req)) + "ns";
+}
+
 std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request &req, const std::vector<PodShare> &pods,
                                             int64_t now, int64_t duration, int64_t nodes_free_at,
                                             std::string *why) const {
@@ -409,7 +440,7 @@ std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request
                         !__builtin_add_overflow(hot, cold, &both) && hot <= UINT64_MAX / 4;
     if (last_end != first &&
         try_at(m, req, pods, last_end, duration, !simple, slot, last_why).outcome != Outcome::Fits) {
-        if (why) *why = "never fits, even after every running and planned job ends: " + last_why;
+        if (why) *why = "never fits, even after every running and planned job ends: " + say_why(m, req, last_why);
         return std::nullopt;
     }
     for (int64_t t = first; t < kForever;) {
@@ -417,7 +448,7 @@ std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request
         if (r.outcome == Outcome::Fits) return slot;
         t = std::max(r.next, t + 1);
     }
-    if (why) *why = "never fits, even after every running and planned job ends: " + last_why;
+    if (why) *why = "never fits, even after every running and planned job ends: " + say_why(m, req, last_why);
     return std::nullopt;
 }
 

@@ -96,6 +96,11 @@ private:
     Try try_at(const ClusterModel &m, const Request &req, const std::vector<PodShare> &pods, int64_t t,
                int64_t duration, bool place, Slot &slot, std::string &why) const;
 
+    // A failing try's reason, put in words only when the request never fits (a try that
+    // lacks hot memory leaves "\0" and the pod in why_pod_: most tries fail, few answers do).
+    std::string say_why(const ClusterModel &m, const Request &req, const std::string &why) const;
+    mutable uint32_t why_pod_ = 0;
+
     void hold(Hold h);
     MemoryTimeline &timeline(uint32_t blade, Tier tier) { return timelines_[blade][static_cast<size_t>(tier)]; }
     const MemoryTimeline &timeline(uint32_t blade, Tier tier) const {
