@@ -51,7 +51,6 @@ void Planner::hold(Hold h) {
             changed(s.blade, s.tier);
         }
     ++ends_[h.end];
-    ++starts_[h.start];
     planned_count_ += h.planned;
     holds_.emplace(h.job_id, std::move(h));
 }
@@ -76,8 +75,6 @@ bool Planner::release(uint64_t job_id) {
         }
     auto e = ends_.find(h.end);
     if (e != ends_.end() && --e->second == 0) ends_.erase(e);
-    auto b = starts_.find(h.start);
-    if (b != starts_.end() && --b->second == 0) starts_.erase(b);
     planned_count_ -= h.planned;
     holds_.erase(it);
     return true;
@@ -389,14 +386,19 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
             // The view left out blades placement might use; they come into it as soon as
             // any blade's peak over the window changes: a hold starting or ending at the
             // window's start, or starting or ending at its end.
-            auto after = [](const std::map<int64_t, uint32_t> &times, int64_t x) {
-                auto it = times.upper_bound(x);
-                return it == times.end() ? kForever : it->first;
+            // (Rare: shares of several pods competing for blades. The holds are looked
+            // through rather than their starts kept in order at every hold.)
+            auto after = [&](int64_t x) {
+                int64_t first = kForever;
+                for (const auto &[id, h] : holds_)
+                    for (int64_t s : {h.start, h.end})
+                        if (s > x) first = std::min(first, s);
+                return first;
             };
             result.outcome = Outcome::Unplaced;
-            result.next = std::min(after(starts_, t), after(ends_, t));
+            result.next = after(t);
             if (to < kForever) {
-                int64_t enters = std::min(after(starts_, to), after(ends_, to));
+                int64_t enters = after(to);
                 if (enters < kForever) result.next = std::min(result.next, enters - (to - t));
             }
         }

@@ -122,8 +122,7 @@ private:
     PlannerTuning tuning_;
     std::vector<std::array<MemoryTimeline, kTierCount>> timelines_;
     std::map<uint64_t, Hold> holds_;
-    std::map<int64_t, uint32_t> ends_;   // end time -> holds ending then: when memory comes back
-    std::map<int64_t, uint32_t> starts_;  // start time -> holds starting then
+    std::map<int64_t, uint32_t> ends_;  // end time -> holds ending then: when memory comes back
     size_t planned_count_ = 0;
 
     // The stretches each blade tier has room in (at the capacities last seen), indexed per tier.
