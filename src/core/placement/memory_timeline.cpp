@@ -66,6 +66,18 @@ int64_t MemoryTimeline::next_drop(int64_t after) const {
     return kForever;
 }
 
+void MemoryTimeline::below(uint64_t cap, std::vector<Stretch> &out) const {
+    bool room = cap > 0;  // nothing is held before the first step
+    int64_t from = -kForever;
+    for (const Step &s : steps_) {
+        if ((s.level < cap) == room) continue;
+        if (room) out.push_back({from, s.time});
+        from = s.time;
+        room = !room;
+    }
+    if (room && from < kForever) out.push_back({from, kForever});
+}
+
 size_t MemoryTimeline::split(int64_t t) {
     auto it = std::lower_bound(steps_.begin(), steps_.end(), t,
                                [](const Step &s, int64_t v) { return s.time < v; });

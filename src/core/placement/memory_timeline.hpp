@@ -34,6 +34,15 @@ public:
     // The first of those times, kForever when none.
     int64_t next_drop(int64_t after) const;
 
+    // Appends the maximal stretches [from, to) over which fewer than `cap` bytes are held: the
+    // windows inside one of them are the ones a blade of that capacity has room in. A stretch
+    // before the first step starts at -kForever, one after the last ends at kForever.
+    struct Stretch {
+        int64_t from;
+        int64_t to;
+    };
+    void below(uint64_t cap, std::vector<Stretch> &out) const;
+
     bool empty() const { return steps_.empty(); }
     size_t step_count() const { return steps_.size(); }
 
