@@ -8,7 +8,7 @@ packages=(
 	slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
 	python3 python3-yaml curl libxml2-utils gnuplot-nox dpkg-dev fakeroot debhelper lintian groff-base man-db
 	prometheus
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev clang-format
 	slurmdbd mariadb-server
 )
 missing=()

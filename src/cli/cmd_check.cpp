@@ -53,14 +53,17 @@ bool check_against_slurm_conf(const Fabric &f, const std::string &path) {
     for (const std::string &n : slurm)
         if (!fabric_set.count(n)) extra.push_back(n);
     if (include)
-        std::fprintf(stderr, "morpheus: warning: %s: Include lines are not followed; nodes declared there are not seen\n",
+        std::fprintf(stderr,
+                     "morpheus: warning: %s: Include lines are not followed; nodes declared there are not seen\n",
                      path.c_str());
     if (!extra.empty())
-        std::fprintf(stderr, "morpheus: warning: %s: %s in no pod of %s: jobs that ask for blade memory never run there\n",
+        std::fprintf(stderr,
+                     "morpheus: warning: %s: %s in no pod of %s: jobs that ask for blade memory never run there\n",
                      path.c_str(), compress_hostlist(extra).c_str(), f.source.c_str());
     if (!missing.empty()) {
-        std::fprintf(stderr, "morpheus: error: %s: nodes %s of the fabric map are not NodeName= in %s (fix: correct the "
-                             "names in the fabric, or declare the nodes in slurm.conf)\n",
+        std::fprintf(stderr,
+                     "morpheus: error: %s: nodes %s of the fabric map are not NodeName= in %s (fix: correct the "
+                     "names in the fabric, or declare the nodes in slurm.conf)\n",
                      f.source.c_str(), compress_hostlist(missing).c_str(), path.c_str());
         return false;
     }
@@ -86,10 +89,11 @@ int cmd_check(int argc, char **argv) {
         case 'c': s.conf = optarg; break;
         case kSlurmConf: slurm_conf = optarg; break;
         case 'h':
-            std::printf("usage: morpheus check FABRIC INVENTORY [--slurm-conf FILE]\n"
-                        "       morpheus check --conf morpheus.conf [--slurm-conf FILE]\n"
-                        "the fabric's nodes are checked against slurm.conf's NodeName= lines: --slurm-conf, else\n"
-                        "the slurm.conf beside --conf, else $SLURM_CONF\n");
+            std::printf(
+                "usage: morpheus check FABRIC INVENTORY [--slurm-conf FILE]\n"
+                "       morpheus check --conf morpheus.conf [--slurm-conf FILE]\n"
+                "the fabric's nodes are checked against slurm.conf's NodeName= lines: --slurm-conf, else\n"
+                "the slurm.conf beside --conf, else $SLURM_CONF\n");
             return kOk;
         default: return kUsage;
         }

@@ -64,7 +64,8 @@ std::string render_matrix(json_t *root, bool header) {
     std::vector<std::string> headers = {"POD"};
     size_t i, b;
     json_t *x, *ns;
-    json_array_foreach(blades, b, x) headers.push_back(str(x, "blade") + (str(x, "state") == "up" ? "" : "(" + str(x, "state") + ")"));
+    json_array_foreach(blades, b, x)
+        headers.push_back(str(x, "blade") + (str(x, "state") == "up" ? "" : "(" + str(x, "state") + ")"));
     Table t(headers);
     json_array_foreach(json_object_get(root, "pods"), i, x) {
         std::vector<std::string> row = {str(x, "pod")};
@@ -73,7 +74,8 @@ std::string render_matrix(json_t *root, bool header) {
         t.add(row);
     }
     std::string out = t.render(header);
-    if (header) out += "* within DefaultHotLatency (" + format_latency(static_cast<uint64_t>(bound)) + "); - unreachable\n";
+    if (header)
+        out += "* within DefaultHotLatency (" + format_latency(static_cast<uint64_t>(bound)) + "); - unreachable\n";
     return out;
 }
 
@@ -93,7 +95,8 @@ std::string render_cells(json_t *root, const ViewOptions &v) {
 // A heat map: pods down, blades across, colour by latency; unreachable cells left blank.
 void plot_matrix(json_t *root, const std::string &path) {
     char dir[] = "/tmp/morpheus-plot.XXXXXX";
-    if (!::mkdtemp(dir)) throw InputError("", "--plot", std::string("cannot make a temporary directory: ") + std::strerror(errno));
+    if (!::mkdtemp(dir))
+        throw InputError("", "--plot", std::string("cannot make a temporary directory: ") + std::strerror(errno));
     std::string data = std::string(dir) + "/matrix.dat", script = std::string(dir) + "/plot.gp";
     json_t *pods = json_object_get(root, "pods"), *blades = json_object_get(root, "blades"),
            *matrix = json_object_get(root, "latency_ns");
@@ -104,8 +107,10 @@ void plot_matrix(json_t *root, const std::string &path) {
         json_array_foreach(matrix, i, row) {
             json_array_foreach(row, b, ns) {
                 out << b << ' ' << i << ' ';
-                if (json_is_integer(ns)) out << json_integer_value(ns);
-                else out << "NaN";
+                if (json_is_integer(ns))
+                    out << json_integer_value(ns);
+                else
+                    out << "NaN";
                 out << '\n';
             }
             out << '\n';
@@ -118,8 +123,9 @@ void plot_matrix(json_t *root, const std::string &path) {
         int height = static_cast<int>(std::min<size_t>(2400, 160 + 40 * n_pods));
         gp << "set terminal " << plot_terminal(path, width, height) << "\n"
            << "set output " << gnuplot_string(path) << "\n"
-           << "set title " << gnuplot_string("pod x blade latency (ns), DefaultHotLatency " +
-                                             format_latency(json_integer_value(json_object_get(root, "hot_bound_ns"))))
+           << "set title "
+           << gnuplot_string("pod x blade latency (ns), DefaultHotLatency " +
+                             format_latency(json_integer_value(json_object_get(root, "hot_bound_ns"))))
            << "\nset xlabel 'blade'\nset ylabel 'pod'\nset yrange [" << n_pods << "-0.5:-0.5]\n"
            << "set xrange [-0.5:" << n_blades << "-0.5]\nset cblabel 'latency (ns)'\nset palette rgb 33,13,10\n"
            << "set xtics rotate by 45 right\n";
@@ -173,11 +179,12 @@ int cmd_fabric(int argc, char **argv) {
             continue;
         }
         if (c == kHelp) {
-            std::printf("usage: morpheus fabric [FABRIC INVENTORY | --conf FILE] [--server HOST:PORT]\n"
-                        "                       [-p POD,...] [-t STATE,...] [-o FORMAT | -O FIELD[:[.]WIDTH],...]\n"
-                        "                       [-h|--noheader] [-i SECONDS] [--json|--yaml] [--plot FILE.svg|FILE.png]\n"
-                        "the pod x blade latency matrix; fields for -o/-O (one row per pod and blade):\n"
-                        "  pod(%%P) blade(%%b) latency(%%l) state(%%t)\n");
+            std::printf(
+                "usage: morpheus fabric [FABRIC INVENTORY | --conf FILE] [--server HOST:PORT]\n"
+                "                       [-p POD,...] [-t STATE,...] [-o FORMAT | -O FIELD[:[.]WIDTH],...]\n"
+                "                       [-h|--noheader] [-i SECONDS] [--json|--yaml] [--plot FILE.svg|FILE.png]\n"
+                "the pod x blade latency matrix; fields for -o/-O (one row per pod and blade):\n"
+                "  pod(%%P) blade(%%b) latency(%%l) state(%%t)\n");
             return kOk;
         }
         return kUsage;
@@ -195,9 +202,12 @@ int cmd_fabric(int argc, char **argv) {
             if (!plot.empty()) {
                 plot_matrix(root, plot);
                 out = v.output == ViewOptions::Text ? "" : dump_document(root, v.output);
-            } else if (v.output != ViewOptions::Text) out = dump_document(root, v.output);
-            else if (!v.format.empty() || !v.Format.empty()) out = render_cells(root, v);
-            else out = render_matrix(root, v.header);
+            } else if (v.output != ViewOptions::Text)
+                out = dump_document(root, v.output);
+            else if (!v.format.empty() || !v.Format.empty())
+                out = render_cells(root, v);
+            else
+                out = render_matrix(root, v.header);
         } catch (...) {
             json_decref(root);
             throw;

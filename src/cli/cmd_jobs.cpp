@@ -45,8 +45,8 @@ std::string segments(json_t *job, const char *use, bool with_latency) {
 bool uses_blade(json_t *job, const std::string &blade) {
     size_t i;
     json_t *g;
-    json_array_foreach(json_object_get(job, "segments"), i, g)
-        if (blade == json_string_value(json_object_get(g, "blade"))) return true;
+    json_array_foreach(json_object_get(job, "segments"), i,
+                       g) if (blade == json_string_value(json_object_get(g, "blade"))) return true;
     return false;
 }
 
@@ -55,9 +55,13 @@ std::string elapsed(int64_t s) {
     if (s < 0) s = 0;
     char buf[48];
     int64_t d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60, sec = s % 60;
-    if (d) std::snprintf(buf, sizeof buf, "%lld-%02lld:%02lld:%02lld", (long long)d, (long long)h, (long long)m, (long long)sec);
-    else if (h) std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", (long long)h, (long long)m, (long long)sec);
-    else std::snprintf(buf, sizeof buf, "%lld:%02lld", (long long)m, (long long)sec);
+    if (d)
+        std::snprintf(buf, sizeof buf, "%lld-%02lld:%02lld:%02lld", (long long)d, (long long)h, (long long)m,
+                      (long long)sec);
+    else if (h)
+        std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", (long long)h, (long long)m, (long long)sec);
+    else
+        std::snprintf(buf, sizeof buf, "%lld:%02lld", (long long)m, (long long)sec);
     return buf;
 }
 
@@ -65,10 +69,11 @@ std::string elapsed(int64_t s) {
 
 namespace {
 
-const std::vector<Field> kJobFields = {
-    {"jobid", 'i', "JOBID"},       {"user", 'u', "USER"},          {"state", 't', "STATE"},
-    {"time", 'M', "TIME"},         {"nodelist", 'N', "NODELIST"},  {"pod", 'P', "POD"},
-    {"hot_blades", 'h', "HOT_BLADES"}, {"cold_blades", 'c', "COLD_BLADES"}, {"reason", 'r', "REASON"}};
+const std::vector<Field> kJobFields = {{"jobid", 'i', "JOBID"},           {"user", 'u', "USER"},
+                                       {"state", 't', "STATE"},           {"time", 'M', "TIME"},
+                                       {"nodelist", 'N', "NODELIST"},     {"pod", 'P', "POD"},
+                                       {"hot_blades", 'h', "HOT_BLADES"}, {"cold_blades", 'c', "COLD_BLADES"},
+                                       {"reason", 'r', "REASON"}};
 
 // The default table cuts reasons here, as squeue's default format keeps its columns: the
 // whole text is in --json and in morpheus explain.
@@ -87,11 +92,13 @@ std::vector<std::string> job_row(json_t *j, int64_t now) {
     bool detail = json_object_get(j, "segments") != nullptr;
     json_t *since = json_object_get(j, "since"), *nodes = json_object_get(j, "nodes");
     return {std::to_string(json_integer_value(json_object_get(j, "job_id"))),
-            json_string_value(json_object_get(j, "user")), json_string_value(json_object_get(j, "state")),
+            json_string_value(json_object_get(j, "user")),
+            json_string_value(json_object_get(j, "state")),
             json_is_integer(since) ? elapsed(now - json_integer_value(since)) : "-",
             json_is_string(nodes) && *json_string_value(nodes) ? json_string_value(nodes) : "-",
             json_is_string(pods) ? json_string_value(pods) : "-",
-            detail ? segments(j, "hot", true) : "-", detail ? segments(j, "cold", false) : "-",
+            detail ? segments(j, "hot", true) : "-",
+            detail ? segments(j, "cold", false) : "-",
             json_is_string(reason) ? json_string_value(reason) : "-"};
 }
 
@@ -115,7 +122,8 @@ int cmd_jobs(int argc, char **argv) {
                                       {nullptr, 0, nullptr, 0}};
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, (std::string("c:u:j:") + kViewShortOptions).c_str(), longopts, nullptr)) != -1) {
+    while ((c = getopt_long(argc, argv, (std::string("c:u:j:") + kViewShortOptions).c_str(), longopts, nullptr)) !=
+           -1) {
         if (take_status_option(c, optarg, src) || take_view_option(c, optarg, v)) continue;
         switch (c) {
         case 'u':
@@ -123,19 +131,21 @@ int cmd_jobs(int argc, char **argv) {
             break;
         case 'j':
             for (const std::string &j : split_list(optarg)) {
-                if (j.find_first_not_of("0123456789") != std::string::npos || j.size() > 10 || std::atol(j.c_str()) <= 0)
+                if (j.find_first_not_of("0123456789") != std::string::npos || j.size() > 10 ||
+                    std::atol(j.c_str()) <= 0)
                     throw InputError("", "-j", "'" + j + "' is not a job id", "give job ids, e.g. -j 42,43");
                 v.jobs.push_back(std::to_string(std::atol(j.c_str())));
             }
             break;
         case kBlade: blade = optarg; break;
         case kHelp:
-            std::printf("usage: morpheus jobs [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
-                        "                     [-u USER,...] [-j JOBID,...] [-p POD,...] [-t STATE,...] [--blade BLADE]\n"
-                        "                     [-o FORMAT | -O FIELD[:[.]WIDTH],...] [-h|--noheader] [-i SECONDS]\n"
-                        "                     [--json|--yaml]\n"
-                        "fields: jobid(%%i) user(%%u) state(%%t) time(%%M) nodelist(%%N) pod(%%P) hot_blades(%%h)\n"
-                        "        cold_blades(%%c) reason(%%r); states: running, affected, pending (PD), impossible\n");
+            std::printf(
+                "usage: morpheus jobs [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
+                "                     [-u USER,...] [-j JOBID,...] [-p POD,...] [-t STATE,...] [--blade BLADE]\n"
+                "                     [-o FORMAT | -O FIELD[:[.]WIDTH],...] [-h|--noheader] [-i SECONDS]\n"
+                "                     [--json|--yaml]\n"
+                "fields: jobid(%%i) user(%%u) state(%%t) time(%%M) nodelist(%%N) pod(%%P) hot_blades(%%h)\n"
+                "        cold_blades(%%c) reason(%%r); states: running, affected, pending (PD), impossible\n");
             return kOk;
         default: return kUsage;
         }
@@ -164,7 +174,8 @@ int cmd_jobs(int argc, char **argv) {
             std::vector<std::string> known;
             size_t k;
             json_t *p;
-            json_array_foreach(json_object_get(s, "pods"), k, p) known.push_back(json_string_value(json_object_get(p, "pod")));
+            json_array_foreach(json_object_get(s, "pods"), k, p)
+                known.push_back(json_string_value(json_object_get(p, "pod")));
             json_decref(s);
             require_known(v.pods, known, "-p", "pod", "see the POD column of morpheus pools");
         }
@@ -198,7 +209,8 @@ int cmd_jobs(int argc, char **argv) {
             if (!v.pods.empty()) {
                 std::string p = json_is_string(pods) ? json_string_value(pods) : "";
                 bool any = false;
-                for (const std::string &want : v.pods) any = any || ("," + p + ",").find("," + want + ",") != std::string::npos;
+                for (const std::string &want : v.pods)
+                    any = any || ("," + p + ",").find("," + want + ",") != std::string::npos;
                 if (!any) continue;
             }
             if (!blade.empty() && !uses_blade(j, blade)) continue;
@@ -252,8 +264,9 @@ int cmd_explain(int argc, char **argv) {
     long job = std::atol(argv[optind]);
     if (job <= 0) throw InputError("", "JOBID", std::string("'") + argv[optind] + "' is not a job id");
     if (src.server.empty() && !std::getenv(MORPHEUS_ENV_SERVER))
-        throw InputError("", "explain", "decisions live inside slurmctld",
-                         "give --server HOST:PORT (StatusPort of morpheus.conf), or use 'morpheus place' for a dry run");
+        throw InputError(
+            "", "explain", "decisions live inside slurmctld",
+            "give --server HOST:PORT (StatusPort of morpheus.conf), or use 'morpheus place' for a dry run");
     std::string text = fetch_status(src, "explain", job);
     if (json) {
         std::fputs(text.c_str(), stdout);
@@ -276,7 +289,8 @@ std::string metrics_of(StatusSource &src) {
     std::string text = fetch_status(src, "metrics");
     json_error_t err;
     json_t *root = json_loads(text.c_str(), 0, &err);
-    std::string out = json_is_string(json_object_get(root, "metrics")) ? json_string_value(json_object_get(root, "metrics")) : "";
+    std::string out =
+        json_is_string(json_object_get(root, "metrics")) ? json_string_value(json_object_get(root, "metrics")) : "";
     json_decref(root);
     return out;
 }
@@ -295,7 +309,8 @@ int serve_metrics(StatusSource &src, const std::string &listen) {
     char *end = nullptr;
     long p = std::strtol(port.c_str(), &end, 10);
     if (port.empty() || *end || p < 0 || p > 65535)
-        throw InputError("", "--http", "'" + listen + "' is not [ADDRESS:]PORT", "e.g. --http 127.0.0.1:9820 (0: any free port)");
+        throw InputError("", "--http", "'" + listen + "' is not [ADDRESS:]PORT",
+                         "e.g. --http 127.0.0.1:9820 (0: any free port)");
     o.port = static_cast<uint16_t>(p);
     metrics_of(src);  // a bad source fails now, not at the first scrape
     std::mutex lock;
@@ -331,8 +346,9 @@ int cmd_metrics(int argc, char **argv) {
             continue;
         }
         if (c == 'h') {
-            std::printf("usage: morpheus metrics [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
-                        "                        [--http [ADDRESS:]PORT]\n");
+            std::printf(
+                "usage: morpheus metrics [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
+                "                        [--http [ADDRESS:]PORT]\n");
             return kOk;
         }
         return kUsage;

@@ -104,9 +104,10 @@ std::string render_json(const NodeTopology &t) {
     json_t *root = json_object();
     json_object_set_new(root, "hostname", json_string(t.hostname.c_str()));
     json_object_set_new(root, "source", json_string(t.source.c_str()));
-    json_object_set_new(root, "cpu", json_pack("{s:s, s:s, s:I, s:I, s:I}", "arch", t.arch.c_str(), "vendor",
-                                               t.cpu_vendor.c_str(), "family", (json_int_t)t.cpu_family, "model",
-                                               (json_int_t)t.cpu_model, "pus", (json_int_t)t.pu_count));
+    json_object_set_new(
+        root, "cpu",
+        json_pack("{s:s, s:s, s:I, s:I, s:I}", "arch", t.arch.c_str(), "vendor", t.cpu_vendor.c_str(), "family",
+                  (json_int_t)t.cpu_family, "model", (json_int_t)t.cpu_model, "pus", (json_int_t)t.pu_count));
     json_t *numa = json_array();
     for (const NumaNode &n : t.numa)
         json_array_append_new(numa, json_pack("{s:I, s:s, s:I, s:s, s:I, s:s, s:s}", "os_index", (json_int_t)n.os_index,
@@ -120,19 +121,19 @@ std::string render_json(const NodeTopology &t) {
         const PciDevice &d = t.pci[g.pci];
         const GpuNic *n = nic_of(near, g.index);
         bool has = n && n->nic >= 0;
-        json_array_append_new(gpus, json_pack("{s:I, s:s, s:I, s:s, s:o, s:o}", "index", (json_int_t)g.index, "busid",
-                                              d.busid.c_str(), "numa", (json_int_t)d.numa, "pci_root",
-                                              pci_root(t, g.pci).c_str(), "nic",
-                                              has ? json_string(t.nics[n->nic].hca.c_str()) : json_null(), "path",
-                                              has ? json_string(pci_path_name(n->path)) : json_null()));
+        json_array_append_new(
+            gpus, json_pack("{s:I, s:s, s:I, s:s, s:o, s:o}", "index", (json_int_t)g.index, "busid", d.busid.c_str(),
+                            "numa", (json_int_t)d.numa, "pci_root", pci_root(t, g.pci).c_str(), "nic",
+                            has ? json_string(t.nics[n->nic].hca.c_str()) : json_null(), "path",
+                            has ? json_string(pci_path_name(n->path)) : json_null()));
     }
     json_object_set_new(root, "gpus", gpus);
     json_t *nics = json_array();
     for (const Nic &n : t.nics) {
         const PciDevice &d = t.pci[n.pci];
-        json_array_append_new(nics, json_pack("{s:s, s:I, s:b, s:s, s:o}", "busid", d.busid.c_str(), "numa",
-                                              (json_int_t)d.numa, "infiniband", n.infiniband, "hca", n.hca.c_str(),
-                                              "netdevs", strings(n.netdevs)));
+        json_array_append_new(
+            nics, json_pack("{s:s, s:I, s:b, s:s, s:o}", "busid", d.busid.c_str(), "numa", (json_int_t)d.numa,
+                            "infiniband", n.infiniband, "hca", n.hca.c_str(), "netdevs", strings(n.netdevs)));
     }
     json_object_set_new(root, "nics", nics);
     TierChoice c = choose_tiers(t, {});
@@ -143,7 +144,8 @@ std::string render_json(const NodeTopology &t) {
     json_object_set_new(tiers, "hot", hot);
     json_object_set_new(tiers, "cold", cold);
     json_object_set_new(root, "tiers", tiers);
-    json_object_set_new(root, "nccl_topology", t.gpus.empty() ? json_null() : json_string(nccl_topology_xml(t).c_str()));
+    json_object_set_new(root, "nccl_topology",
+                        t.gpus.empty() ? json_null() : json_string(nccl_topology_xml(t).c_str()));
     std::vector<std::string> warnings = t.warnings;
     warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
     json_object_set_new(root, "warnings", strings(warnings));
@@ -173,9 +175,10 @@ int cmd_node(int argc, char **argv) {
         case kJson: json = true; break;
         case kNccl: nccl_only = true; break;
         case 'h':
-            std::printf("usage: morpheus node [--topology FILE.xml] [--json | --nccl-file]\n"
-                        "  GPUs, NICs, NUMA nodes by tier and the NCCL topology file of this node\n"
-                        "  (or of the hwloc XML FILE, e.g. from lstopo --of xml on another node)\n");
+            std::printf(
+                "usage: morpheus node [--topology FILE.xml] [--json | --nccl-file]\n"
+                "  GPUs, NICs, NUMA nodes by tier and the NCCL topology file of this node\n"
+                "  (or of the hwloc XML FILE, e.g. from lstopo --of xml on another node)\n");
             return kOk;
         default: return kUsage;
         }

@@ -39,7 +39,8 @@ uint32_t parse_count(const char *text, const char *flag) {
     char *end = nullptr;
     long v = std::strtol(text, &end, 10);
     if (!*text || *end || v < 1 || v > 10000000)
-        throw InputError("", flag, std::string("'") + text + "' is not a positive whole number", "e.g. " + std::string(flag) + " 4");
+        throw InputError("", flag, std::string("'") + text + "' is not a positive whole number",
+                         "e.g. " + std::string(flag) + " 4");
     return static_cast<uint32_t>(v);
 }
 
@@ -137,7 +138,8 @@ int cmd_place(int argc, char **argv) {
         std::string why;
         if (!ledger.reserve(r, model.inventory(), &why)) throw InputError(s.state, "", "reservation refused: " + why);
         ledger.save(s.state, f);
-        if (!json) std::printf("reserved for job %llu in %s\n", static_cast<unsigned long long>(req.job_id), s.state.c_str());
+        if (!json)
+            std::printf("reserved for job %llu in %s\n", static_cast<unsigned long long>(req.job_id), s.state.c_str());
     }
     switch (d.verdict) {
     case Verdict::Placed: return kOk;

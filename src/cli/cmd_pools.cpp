@@ -25,21 +25,37 @@ std::string str(json_t *o, const char *key) {
 uint64_t tier(json_t *blade, const char *t, const char *key) { return num(json_object_get(blade, t), key); }
 
 // Pod rows and blade rows have their own fields; one -o/-O names fields of one kind.
-const std::vector<Field> kPodFields = {
-    {"pod", 'P', "POD"},           {"nodes", 'N', "NODES"},           {"node_count", 'D', "NODE_COUNT"},
-    {"hot_bound", 'l', "HOT_BOUND"}, {"hot_blades", 'B', "HOT_BLADES"}, {"hot_capacity", 'c', "HOT_CAPACITY"},
-    {"hot_reserved", 'r', "HOT_RESERVED"}, {"hot_free", 'f', "HOT_FREE"}, {"nearest", 'n', "NEAREST"}};
-const std::vector<Field> kBladeFields = {
-    {"blade", 'b', "BLADE"},        {"state", 't', "STATE"},         {"load", 'L', "LOAD"},
-    {"dram", 'm', "DRAM"},          {"dram_reserved", 'r', "DRAM_RESV"}, {"dram_free", 'f', "DRAM_FREE"},
-    {"pmem", 'M', "PMEM"},          {"pmem_reserved", 's', "PMEM_RESV"}, {"pmem_free", 'F', "PMEM_FREE"},
-    {"reason", 'E', "REASON"},      {"since", 'H', "SINCE"}};
+const std::vector<Field> kPodFields = {{"pod", 'P', "POD"},
+                                       {"nodes", 'N', "NODES"},
+                                       {"node_count", 'D', "NODE_COUNT"},
+                                       {"hot_bound", 'l', "HOT_BOUND"},
+                                       {"hot_blades", 'B', "HOT_BLADES"},
+                                       {"hot_capacity", 'c', "HOT_CAPACITY"},
+                                       {"hot_reserved", 'r', "HOT_RESERVED"},
+                                       {"hot_free", 'f', "HOT_FREE"},
+                                       {"nearest", 'n', "NEAREST"}};
+const std::vector<Field> kBladeFields = {{"blade", 'b', "BLADE"},
+                                         {"state", 't', "STATE"},
+                                         {"load", 'L', "LOAD"},
+                                         {"dram", 'm', "DRAM"},
+                                         {"dram_reserved", 'r', "DRAM_RESV"},
+                                         {"dram_free", 'f', "DRAM_FREE"},
+                                         {"pmem", 'M', "PMEM"},
+                                         {"pmem_reserved", 's', "PMEM_RESV"},
+                                         {"pmem_free", 'F', "PMEM_FREE"},
+                                         {"reason", 'E', "REASON"},
+                                         {"since", 'H', "SINCE"}};
 
 std::vector<std::string> pod_row(json_t *p) {
     json_t *near = json_object_get(p, "nearest_blade_ns");
-    return {str(p, "pod"), str(p, "nodes"), std::to_string(num(p, "node_count")),
-            format_latency(num(p, "hot_bound_ns")), std::to_string(num(p, "hot_blades")),
-            format_size(num(p, "hot_capacity")), format_size(num(p, "hot_reserved")), format_size(num(p, "hot_free")),
+    return {str(p, "pod"),
+            str(p, "nodes"),
+            std::to_string(num(p, "node_count")),
+            format_latency(num(p, "hot_bound_ns")),
+            std::to_string(num(p, "hot_blades")),
+            format_size(num(p, "hot_capacity")),
+            format_size(num(p, "hot_reserved")),
+            format_size(num(p, "hot_free")),
             json_is_integer(near) ? format_latency(json_integer_value(near)) : "-"};
 }
 
@@ -55,10 +71,17 @@ std::string timestamp(json_t *v) {
 std::vector<std::string> blade_row(json_t *b) {
     char load[16];
     std::snprintf(load, sizeof load, "%.2f", json_real_value(json_object_get(b, "load")));
-    return {str(b, "blade"), str(b, "state"), load, format_size(tier(b, "dram", "capacity")),
-            format_size(tier(b, "dram", "reserved")), format_size(tier(b, "dram", "free")),
-            format_size(tier(b, "pmem", "capacity")), format_size(tier(b, "pmem", "reserved")),
-            format_size(tier(b, "pmem", "free")), str(b, "reason"), timestamp(json_object_get(b, "since"))};
+    return {str(b, "blade"),
+            str(b, "state"),
+            load,
+            format_size(tier(b, "dram", "capacity")),
+            format_size(tier(b, "dram", "reserved")),
+            format_size(tier(b, "dram", "free")),
+            format_size(tier(b, "pmem", "capacity")),
+            format_size(tier(b, "pmem", "reserved")),
+            format_size(tier(b, "pmem", "free")),
+            str(b, "reason"),
+            timestamp(json_object_get(b, "since"))};
 }
 
 // "drain" and "down" are Slurm's words for draining and failed.
@@ -112,7 +135,8 @@ std::string render_fields(json_t *root, const ViewOptions &v) {
     std::vector<std::vector<std::string>> rows;
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(root, pods ? "pods" : "blades"), i, x) rows.push_back(pods ? pod_row(x) : blade_row(x));
+    json_array_foreach(json_object_get(root, pods ? "pods" : "blades"), i, x)
+        rows.push_back(pods ? pod_row(x) : blade_row(x));
     return render_layout(layout, pods ? kPodFields : kBladeFields, rows, v.header);
 }
 
@@ -143,12 +167,14 @@ std::string render_pools(const std::string &status_text, bool header) {
     std::string out;
     char line[512];
     std::snprintf(line, sizeof line,
-                  "BLADES %zu (%d up, %d draining, %d failed)  DRAM %s reserved %s free %s  PMEM %s reserved %s free %s  JOBS %zu\n\n",
+                  "BLADES %zu (%d up, %d draining, %d failed)  DRAM %s reserved %s free %s  PMEM %s reserved %s free "
+                  "%s  JOBS %zu\n\n",
                   json_array_size(blades), up, draining, failed, format_size(dc).c_str(), format_size(dr).c_str(),
                   format_size(df).c_str(), format_size(pc).c_str(), format_size(pr).c_str(), format_size(pf).c_str(),
                   json_array_size(jobs));
     if (header) out += line;
-    std::vector<std::string> headers = {"POD", "NODES", "HOT_BOUND", "HOT_BLADES", "HOT_CAPACITY", "HOT_RESERVED", "HOT_FREE", "NEAREST"};
+    std::vector<std::string> headers = {"POD",          "NODES",        "HOT_BOUND", "HOT_BLADES",
+                                        "HOT_CAPACITY", "HOT_RESERVED", "HOT_FREE",  "NEAREST"};
     json_t *p;
     json_t *first_classes = json_object_get(json_array_get(pods, 0), "hot_free_by_class");
     size_t k;
@@ -200,11 +226,13 @@ int cmd_pools(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, (std::string("c:") + kViewShortOptions).c_str(), longopts, nullptr)) != -1) {
         if (take_status_option(c, optarg, src) || take_view_option(c, optarg, v)) continue;
         if (c == kHelp) {
-            std::printf("usage: morpheus pools [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
-                        "                      [-p POD,...] [-t STATE,...] [-o FORMAT | -O FIELD[:[.]WIDTH],...]\n"
-                        "                      [-h|--noheader] [-i SECONDS] [--json|--yaml]\n"
-                        "pod fields:   pod nodes node_count hot_bound hot_blades hot_capacity hot_reserved hot_free nearest\n"
-                        "blade fields: blade state load dram dram_reserved dram_free pmem pmem_reserved pmem_free reason since\n");
+            std::printf(
+                "usage: morpheus pools [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
+                "                      [-p POD,...] [-t STATE,...] [-o FORMAT | -O FIELD[:[.]WIDTH],...]\n"
+                "                      [-h|--noheader] [-i SECONDS] [--json|--yaml]\n"
+                "pod fields:   pod nodes node_count hot_bound hot_blades hot_capacity hot_reserved hot_free nearest\n"
+                "blade fields: blade state load dram dram_reserved dram_free pmem pmem_reserved pmem_free reason "
+                "since\n");
             return kOk;
         }
         return kUsage;
@@ -219,8 +247,10 @@ int cmd_pools(int argc, char **argv) {
         std::string out;
         try {
             filter(root, v);
-            if (v.output != ViewOptions::Text) out = dump_document(root, v.output);
-            else if (!v.format.empty() || !v.Format.empty()) out = render_fields(root, v);
+            if (v.output != ViewOptions::Text)
+                out = dump_document(root, v.output);
+            else if (!v.format.empty() || !v.Format.empty())
+                out = render_fields(root, v);
             else {
                 char *s = json_dumps(root, 0);
                 out = render_pools(s, v.header);

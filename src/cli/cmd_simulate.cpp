@@ -25,7 +25,8 @@ using namespace morpheus::sim;
 namespace {
 
 void usage(FILE *out) {
-    std::fprintf(out,
+    std::fprintf(
+        out,
         "usage: morpheus simulate [FABRIC INVENTORY] [--conf FILE] (--trace FILE | --synthetic N) [options]\n"
         "workload:\n"
         "      --trace FILE          SWF log (FILE.gz is read through gzip)\n"
@@ -76,14 +77,18 @@ void usage(FILE *out) {
 // Per-job outcomes, for finding out why a policy wins or loses (which jobs wait, which stretch).
 void write_jobs_csv(const std::string &path, const SimResult &r, const std::vector<SimJob> &jobs) {
     FILE *fp = std::fopen(path.c_str(), "w");
-    if (!fp) throw InputError(path, "", std::string("cannot write: ") + std::strerror(errno), "give --jobs a writable directory");
-    std::fprintf(fp, "id,submit,start,end,wait_s,logged_s,ran_s,failed,killed,nodes,pods,hot_per_node_bytes,bound_ns,"
-                     "hot_latency_ns,max_hot_latency_ns,within_bound,sensitivity,bounded_slowdown\n");
+    if (!fp)
+        throw InputError(path, "", std::string("cannot write: ") + std::strerror(errno),
+                         "give --jobs a writable directory");
+    std::fprintf(fp,
+                 "id,submit,start,end,wait_s,logged_s,ran_s,failed,killed,nodes,pods,hot_per_node_bytes,bound_ns,"
+                 "hot_latency_ns,max_hot_latency_ns,within_bound,sensitivity,bounded_slowdown\n");
     for (size_t i = 0; i < r.jobs.size(); ++i) {
         const JobOutcome &o = r.jobs[i];
         const int64_t wait = o.rejected ? 0 : o.start - o.submit;
-        const double bsld = o.rejected ? 0 : std::max(1.0, static_cast<double>(wait + o.runtime) /
-                                                              std::max(static_cast<double>(o.base_runtime), 10.0));
+        const double bsld = o.rejected ? 0
+                                       : std::max(1.0, static_cast<double>(wait + o.runtime) /
+                                                           std::max(static_cast<double>(o.base_runtime), 10.0));
         std::fprintf(fp, "%llu,%lld,%lld,%lld,%lld,%lld,%lld,%d,%d,%u,%u,%llu,%llu,%.1f,%.1f,%d,%.3f,%.4f\n",
                      static_cast<unsigned long long>(o.id), static_cast<long long>(o.submit),
                      static_cast<long long>(o.start), static_cast<long long>(o.end), static_cast<long long>(wait),
@@ -93,15 +98,17 @@ void write_jobs_csv(const std::string &path, const SimResult &r, const std::vect
                      o.within_bound ? 1 : 0, jobs[i].sensitivity, bsld);
     }
     if (std::fclose(fp) != 0)
-        throw InputError(path, "", std::string("cannot write: ") + std::strerror(errno), "give --jobs a writable directory");
+        throw InputError(path, "", std::string("cannot write: ") + std::strerror(errno),
+                         "give --jobs a writable directory");
 }
 
 double parse_number(const char *text, const char *flag, double lo, double hi) {
     char *end = nullptr;
     double v = std::strtod(text, &end);
     if (!*text || *end || !(v >= lo && v <= hi))
-        throw InputError("", flag, std::string("'") + text + "' is not a number in [" + std::to_string(lo) + ", " +
-                                       std::to_string(hi) + "]");
+        throw InputError(
+            "", flag,
+            std::string("'") + text + "' is not a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return v;
 }
 
@@ -272,31 +279,70 @@ int cmd_simulate(int argc, char **argv) {
     JobModel model;
     SimOptions opt;
     SyntheticParams synth;
-    std::string trace_path, plot_path, jobs_dir, pool_list = "1",
-                policies = "morpheus,first-fit,tree-best-fit,tree-nearest,tree-nearest-strict";
+    std::string trace_path, plot_path, jobs_dir,
+        pool_list = "1", policies = "morpheus,first-fit,tree-best-fit,tree-nearest,tree-nearest-strict";
     size_t synthetic = 0, limit = 0, seeds = 1;
     uint64_t max_job_procs = 0;
     bool json = false, progress = true;
-    enum { kTrace = 1000, kSynthetic, kLoad, kMaxJob, kLimit, kGpusPerProc, kMemMin, kMemMax, kMemScale, kHot,
-           kBound, kTightShare, kTightBound, kSeed, kAlpha, kLocal, kPolicy, kBackfill, kCheck, kJson, kPlot,
-           kNoProgress, kScheduler, kSeeds, kPoolSizes, kLimitFactor, kJobs };
-    static const option longopts[] = {
-        {"conf", required_argument, nullptr, 'c'},      {"trace", required_argument, nullptr, kTrace},
-        {"synthetic", required_argument, nullptr, kSynthetic}, {"load", required_argument, nullptr, kLoad},
-        {"max-job-procs", required_argument, nullptr, kMaxJob}, {"limit", required_argument, nullptr, kLimit},
-        {"gpus-per-proc", required_argument, nullptr, kGpusPerProc}, {"mem-min", required_argument, nullptr, kMemMin},
-        {"mem-max", required_argument, nullptr, kMemMax}, {"mem-scale", required_argument, nullptr, kMemScale},
-        {"hot-fraction", required_argument, nullptr, kHot}, {"default-bound", required_argument, nullptr, kBound},
-        {"tight-share", required_argument, nullptr, kTightShare},
-        {"tight-bound", required_argument, nullptr, kTightBound}, {"seed", required_argument, nullptr, kSeed},
-        {"alpha", required_argument, nullptr, kAlpha},  {"local-latency", required_argument, nullptr, kLocal},
-        {"policy", required_argument, nullptr, kPolicy}, {"backfill", no_argument, nullptr, kBackfill},
-        {"check", no_argument, nullptr, kCheck},        {"json", no_argument, nullptr, kJson},
-        {"plot", required_argument, nullptr, kPlot},    {"no-progress", no_argument, nullptr, kNoProgress},
-        {"scheduler", required_argument, nullptr, kScheduler}, {"seeds", required_argument, nullptr, kSeeds},
-        {"pool-sizes", required_argument, nullptr, kPoolSizes},
-        {"limit-factor", required_argument, nullptr, kLimitFactor}, {"jobs", required_argument, nullptr, kJobs},
-        {"help", no_argument, nullptr, 'h'},            {nullptr, 0, nullptr, 0}};
+    enum {
+        kTrace = 1000,
+        kSynthetic,
+        kLoad,
+        kMaxJob,
+        kLimit,
+        kGpusPerProc,
+        kMemMin,
+        kMemMax,
+        kMemScale,
+        kHot,
+        kBound,
+        kTightShare,
+        kTightBound,
+        kSeed,
+        kAlpha,
+        kLocal,
+        kPolicy,
+        kBackfill,
+        kCheck,
+        kJson,
+        kPlot,
+        kNoProgress,
+        kScheduler,
+        kSeeds,
+        kPoolSizes,
+        kLimitFactor,
+        kJobs
+    };
+    static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
+                                      {"trace", required_argument, nullptr, kTrace},
+                                      {"synthetic", required_argument, nullptr, kSynthetic},
+                                      {"load", required_argument, nullptr, kLoad},
+                                      {"max-job-procs", required_argument, nullptr, kMaxJob},
+                                      {"limit", required_argument, nullptr, kLimit},
+                                      {"gpus-per-proc", required_argument, nullptr, kGpusPerProc},
+                                      {"mem-min", required_argument, nullptr, kMemMin},
+                                      {"mem-max", required_argument, nullptr, kMemMax},
+                                      {"mem-scale", required_argument, nullptr, kMemScale},
+                                      {"hot-fraction", required_argument, nullptr, kHot},
+                                      {"default-bound", required_argument, nullptr, kBound},
+                                      {"tight-share", required_argument, nullptr, kTightShare},
+                                      {"tight-bound", required_argument, nullptr, kTightBound},
+                                      {"seed", required_argument, nullptr, kSeed},
+                                      {"alpha", required_argument, nullptr, kAlpha},
+                                      {"local-latency", required_argument, nullptr, kLocal},
+                                      {"policy", required_argument, nullptr, kPolicy},
+                                      {"backfill", no_argument, nullptr, kBackfill},
+                                      {"check", no_argument, nullptr, kCheck},
+                                      {"json", no_argument, nullptr, kJson},
+                                      {"plot", required_argument, nullptr, kPlot},
+                                      {"no-progress", no_argument, nullptr, kNoProgress},
+                                      {"scheduler", required_argument, nullptr, kScheduler},
+                                      {"seeds", required_argument, nullptr, kSeeds},
+                                      {"pool-sizes", required_argument, nullptr, kPoolSizes},
+                                      {"limit-factor", required_argument, nullptr, kLimitFactor},
+                                      {"jobs", required_argument, nullptr, kJobs},
+                                      {"help", no_argument, nullptr, 'h'},
+                                      {nullptr, 0, nullptr, 0}};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "c:h", longopts, nullptr)) != -1) {
@@ -307,7 +353,9 @@ int cmd_simulate(int argc, char **argv) {
         case kLoad: synth.load = parse_number(optarg, "--load", 0.01, 10); break;
         case kMaxJob: max_job_procs = static_cast<uint64_t>(parse_number(optarg, "--max-job-procs", 1, 1e7)); break;
         case kLimit: limit = static_cast<size_t>(parse_number(optarg, "--limit", 1, 1e9)); break;
-        case kGpusPerProc: model.gpus_per_proc = static_cast<uint32_t>(parse_number(optarg, "--gpus-per-proc", 1, 1024)); break;
+        case kGpusPerProc:
+            model.gpus_per_proc = static_cast<uint32_t>(parse_number(optarg, "--gpus-per-proc", 1, 1024));
+            break;
         case kMemMin: model.mem_min = parse_size(optarg, "--mem-min"); break;
         case kMemMax: model.mem_max = parse_size(optarg, "--mem-max"); break;
         case kMemScale: model.mem_scale = parse_number(optarg, "--mem-scale", 0, 1e9); break;
@@ -350,7 +398,8 @@ int cmd_simulate(int argc, char **argv) {
     if (!plot_path.empty()) check_plot_path(plot_path);
     if (opt.slowdown.local_ns <= 0) throw InputError("", "--local-latency", "must be positive", "e.g. 100ns");
     std::vector<double> pool_sizes;
-    for (const std::string &p : split_list(pool_list)) pool_sizes.push_back(parse_number(p.c_str(), "--pool-sizes", 0.01, 1000));
+    for (const std::string &p : split_list(pool_list))
+        pool_sizes.push_back(parse_number(p.c_str(), "--pool-sizes", 0.01, 1000));
     take_positional_sources(s, std::vector<std::string>(argv + optind, argv + argc));
 
     // Every policy is made before the replay starts, so a typo fails at once.
@@ -366,8 +415,7 @@ int cmd_simulate(int argc, char **argv) {
         synth.jobs = synthetic;
         synth.processors = std::max<uint64_t>(1, uint64_t{f.gpu_count()} / per_proc);
         synth.max_job_processors =
-            max_job_procs ? max_job_procs
-                          : std::max<uint64_t>(1, 2ull * f.pods[0].node_count * per_node / per_proc);
+            max_job_procs ? max_job_procs : std::max<uint64_t>(1, 2ull * f.pods[0].node_count * per_node / per_proc);
         trace = synthetic_trace(synth);
     } else {
         trace = read_swf(trace_path);
@@ -398,7 +446,8 @@ int cmd_simulate(int argc, char **argv) {
                 SimResult r = simulate(sized, *chosen[p], jobs, opt);
                 bar.finish();
                 for (const std::string &v : r.violations) {
-                    std::fprintf(stderr, "morpheus simulate: %s: conservation broken: %s\n", chosen[p]->name(), v.c_str());
+                    std::fprintf(stderr, "morpheus simulate: %s: conservation broken: %s\n", chosen[p]->name(),
+                                 v.c_str());
                     broken = true;
                 }
                 summaries[ps][p].push_back(summarize(r));
@@ -420,9 +469,9 @@ int cmd_simulate(int argc, char **argv) {
     }
 
     const std::string scheduler = opt.backfill ? "EASY backfill (memory-aware head reservation)" : "FCFS";
-    const std::string sensitivity =
-        opt.slowdown.alpha >= 0 ? "alpha " + fixed(opt.slowdown.alpha, 2) + " for every job"
-                                : "alpha per job from Pond's mix (0/0.05/0.15/0.35 at 30/25/20/25%)";
+    const std::string sensitivity = opt.slowdown.alpha >= 0
+                                        ? "alpha " + fixed(opt.slowdown.alpha, 2) + " for every job"
+                                        : "alpha per job from Pond's mix (0/0.05/0.15/0.35 at 30/25/20/25%)";
     const size_t total_jobs = summaries[0][0][0].jobs;
     if (json) {
         json_t *root = json_object();
@@ -451,8 +500,10 @@ int cmd_simulate(int argc, char **argv) {
         std::free(text);
         json_decref(root);
     } else {
-        std::printf("trace: %s (%zu jobs, the same for every policy and pool size; %zu records without run time or size skipped)\n",
-                    trace.source.c_str(), total_jobs, trace.skipped);
+        std::printf(
+            "trace: %s (%zu jobs, the same for every policy and pool size; %zu records without run time or size "
+            "skipped)\n",
+            trace.source.c_str(), total_jobs, trace.skipped);
         std::printf("fabric: %s: %zu pods, %zu nodes, %u GPUs, %zu blades\n", f.source.c_str(), f.pods.size(),
                     f.node_names.size(), f.gpu_count(), f.blades.size());
         std::printf("model: %s\n", describe(model, cluster).c_str());
@@ -466,7 +517,8 @@ int cmd_simulate(int argc, char **argv) {
             for (const auto &runs : summaries[ps]) {
                 auto iv = [&](double (*get)(const Summary &)) { return over_seeds(runs, get); };
                 t.add({runs.front().policy, fixed(iv(metrics()[0].get).mean, 0), fixed(iv(metrics()[1].get).mean, 0),
-                       fixed(iv(metrics()[2].get).mean, 0), percent(iv([](const Summary &x) { return x.gpu_util; }).mean),
+                       fixed(iv(metrics()[2].get).mean, 0),
+                       percent(iv([](const Summary &x) { return x.gpu_util; }).mean),
                        percent(iv([](const Summary &x) { return x.hot_util; }).mean),
                        percent(iv([](const Summary &x) { return x.stranded; }).mean),
                        duration_interval(iv([](const Summary &x) { return x.wait_mean_s; })),
@@ -474,7 +526,8 @@ int cmd_simulate(int argc, char **argv) {
                        duration_interval(iv([](const Summary &x) { return x.large_wait_max_s; })),
                        with_interval(iv([](const Summary &x) { return x.bounded_slowdown; }), 2),
                        fixed(iv([](const Summary &x) { return x.stretch_mean; }).mean, 3),
-                       format_latency(static_cast<uint64_t>(std::lround(iv([](const Summary &x) { return x.hot_latency_mean_ns; }).mean))),
+                       format_latency(static_cast<uint64_t>(
+                           std::lround(iv([](const Summary &x) { return x.hot_latency_mean_ns; }).mean))),
                        percent(iv([](const Summary &x) { return x.within_bound; }).mean)});
             }
             std::fputs(t.render().c_str(), stdout);
@@ -489,8 +542,8 @@ int cmd_simulate(int argc, char **argv) {
                         max.push_back(x.size_classes[k].wait_max_s);
                         jobs += x.size_classes[k].jobs;
                     }
-                    row.push_back(jobs ? duration(t_interval(mean).mean) + " (max " + duration(t_interval(max).mean) + ")"
-                                       : "-");
+                    row.push_back(
+                        jobs ? duration(t_interval(mean).mean) + " (max " + duration(t_interval(max).mean) + ")" : "-");
                 }
                 w.add(row);
             }
@@ -508,13 +561,14 @@ int cmd_simulate(int argc, char **argv) {
                     bool time;
                     int digits;
                 };
-                const Figure figures[] = {{"BSLD", [](const Summary &x) { return x.bounded_slowdown; }, false, 2},
-                                          {"BSLD_COMMON", [](const Summary &x) { return x.common_bounded_slowdown; }, false, 2},
-                                          {"WAIT_COMMON", [](const Summary &x) { return x.common_wait_mean_s; }, true, 0},
-                                          {"WAIT", [](const Summary &x) { return x.wait_mean_s; }, true, 0},
-                                          {"BIG_WAIT_MAX", [](const Summary &x) { return x.large_wait_max_s; }, true, 0},
-                                          {"FAILED", [](const Summary &x) { return double(x.rejected); }, false, 1},
-                                          {"KILLED", [](const Summary &x) { return double(x.killed); }, false, 1}};
+                const Figure figures[] = {
+                    {"BSLD", [](const Summary &x) { return x.bounded_slowdown; }, false, 2},
+                    {"BSLD_COMMON", [](const Summary &x) { return x.common_bounded_slowdown; }, false, 2},
+                    {"WAIT_COMMON", [](const Summary &x) { return x.common_wait_mean_s; }, true, 0},
+                    {"WAIT", [](const Summary &x) { return x.wait_mean_s; }, true, 0},
+                    {"BIG_WAIT_MAX", [](const Summary &x) { return x.large_wait_max_s; }, true, 0},
+                    {"FAILED", [](const Summary &x) { return double(x.rejected); }, false, 1},
+                    {"KILLED", [](const Summary &x) { return double(x.killed); }, false, 1}};
                 for (const Figure &fig : figures) {
                     Interval mine = over_seeds(summaries[ps][me], fig.get);
                     size_t best = chosen.size();
@@ -527,7 +581,9 @@ int cmd_simulate(int argc, char **argv) {
                             theirs = x;
                         }
                     }
-                    auto show = [&](const Interval &x) { return fig.time ? duration_interval(x) : with_interval(x, fig.digits); };
+                    auto show = [&](const Interval &x) {
+                        return fig.time ? duration_interval(x) : with_interval(x, fig.digits);
+                    };
                     std::string change = theirs.mean > 0 ? fixed(100 * (mine.mean - theirs.mean) / theirs.mean, 1) + "%"
                                                          : (mine.mean > 0 ? "worse" : "equal");
                     std::printf("  %-13s morpheus %s, best baseline %s (%s): %s\n", fig.name, show(mine).c_str(),
@@ -535,18 +591,20 @@ int cmd_simulate(int argc, char **argv) {
                 }
             }
         }
-        std::printf("\nFAILED: never placeable by that policy, even on an empty cluster (morpheus, -strict: no pod\n"
-                    "has that much hot memory inside the bound); KILLED: ran past the time limit, stretched;\n"
-                    "GPU: GPUs allocated, time-averaged; HOT: hot memory over DRAM; STRANDED: free DRAM no free node\n"
-                    "reaches within the default bound; WAIT_MAX: longest wait; BIG_WAIT_MAX: longest wait of the\n"
-                    "largest 10%% of jobs (by nodes); BSLD: bounded slowdown (10 s); STRETCH: run time as run / as\n"
-                    "logged; HOT_LAT: bytes-weighted per job; *_COMMON: over the jobs every policy ran (a policy\n"
-                    "that fails the hardest jobs gains nothing by it there).\n");
+        std::printf(
+            "\nFAILED: never placeable by that policy, even on an empty cluster (morpheus, -strict: no pod\n"
+            "has that much hot memory inside the bound); KILLED: ran past the time limit, stretched;\n"
+            "GPU: GPUs allocated, time-averaged; HOT: hot memory over DRAM; STRANDED: free DRAM no free node\n"
+            "reaches within the default bound; WAIT_MAX: longest wait; BIG_WAIT_MAX: longest wait of the\n"
+            "largest 10%% of jobs (by nodes); BSLD: bounded slowdown (10 s); STRETCH: run time as run / as\n"
+            "logged; HOT_LAT: bytes-weighted per job; *_COMMON: over the jobs every policy ran (a policy\n"
+            "that fails the hardest jobs gains nothing by it there).\n");
     }
     if (!plot_path.empty())
         plot_utilisation(plot_path,
                          "morpheus simulate: " + trace.source + " on " + f.source + "\n" + scheduler + "; seed " +
-                             std::to_string(first_seed) + "\n" + wrap(describe(model, cluster) + "; " + sensitivity, 110),
+                             std::to_string(first_seed) + "\n" +
+                             wrap(describe(model, cluster) + "; " + sensitivity, 110),
                          plotted);
     return broken ? kInputError : kOk;
 }

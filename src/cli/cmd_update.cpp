@@ -59,9 +59,10 @@ int cmd_update(int argc, char **argv) {
         switch (c) {
         case 'c': s.conf = optarg; break;
         case 'h':
-            std::printf("usage: morpheus update [--conf FILE | FABRIC INVENTORY] blade=NAME state=drain|up|failed "
-                        "[reason=TEXT]\n"
-                        "  drain and failed need a reason, as scontrol's state=drain does; up clears it\n");
+            std::printf(
+                "usage: morpheus update [--conf FILE | FABRIC INVENTORY] blade=NAME state=drain|up|failed "
+                "[reason=TEXT]\n"
+                "  drain and failed need a reason, as scontrol's state=drain does; up clears it\n");
             return kOk;
         default: return kUsage;
         }
@@ -77,22 +78,28 @@ int cmd_update(int argc, char **argv) {
             continue;
         }
         std::string key = a.substr(0, eq), value = a.substr(eq + 1);
-        if (!strcasecmp(key.c_str(), "blade") || !strcasecmp(key.c_str(), "bladename")) blade = value;
-        else if (!strcasecmp(key.c_str(), "state")) state_word = value;
+        if (!strcasecmp(key.c_str(), "blade") || !strcasecmp(key.c_str(), "bladename"))
+            blade = value;
+        else if (!strcasecmp(key.c_str(), "state"))
+            state_word = value;
         else if (!strcasecmp(key.c_str(), "reason")) {
             reason = value;
             has_reason = true;
         } else
-            throw InputError("", key, "unknown key \"" + key + "\"", "use blade=NAME state=drain|up|failed reason=TEXT");
+            throw InputError("", key, "unknown key \"" + key + "\"",
+                             "use blade=NAME state=drain|up|failed reason=TEXT");
     }
     if (positional.size() == 1 || positional.size() > 2) {
         std::fprintf(stderr, "morpheus update: give FABRIC and INVENTORY, or --conf FILE\n");
         return kUsage;
     }
     if (blade.empty() || state_word.empty())
-        throw InputError("", "update", "blade= and state= are needed", "e.g. morpheus update blade=blade3 state=drain reason=\"DIMM errors\"");
+        throw InputError("", "update", "blade= and state= are needed",
+                         "e.g. morpheus update blade=blade3 state=drain reason=\"DIMM errors\"");
     const char *state = inventory_state(state_word);
-    if (!state) throw InputError("", "state", "unknown state \"" + state_word + "\"", "use drain, up (resume) or failed (down)");
+    if (!state)
+        throw InputError("", "state", "unknown state \"" + state_word + "\"",
+                         "use drain, up (resume) or failed (down)");
     if (std::strcmp(state, "up") != 0 && (!has_reason || reason.empty()))
         throw InputError("", "reason", std::string("a blade set ") + state + " needs a reason",
                          "add reason=\"why\", as scontrol update state=drain asks");
@@ -107,7 +114,8 @@ int cmd_update(int argc, char **argv) {
     Fabric fabric = read_fabric(fabric_path);
     read_inventory(inventory_path, fabric);  // the file as it is must be valid: we edit, not repair
     if (fabric.blade_index(blade) < 0)
-        throw InputError(fabric.source, "", "no blade \"" + blade + "\" in the fabric", "see morpheus pools for the blades");
+        throw InputError(fabric.source, "", "no blade \"" + blade + "\" in the fabric",
+                         "see morpheus pools for the blades");
 
     json_error_t err;
     json_t *root = json_loads(read_text(inventory_path).c_str(), 0, &err);

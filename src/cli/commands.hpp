@@ -13,7 +13,8 @@ int cmd_pools(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_fabric(int argc, char **argv);
-int cmd_update(int argc, char **argv);  // set a blade's state, reason and time in the inventory  // the pod x blade latency matrix
+int cmd_update(
+    int argc, char **argv);  // set a blade's state, reason and time in the inventory  // the pod x blade latency matrix
 int cmd_explain(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_node(int argc, char **argv);  // morpheus node: the compute node seen by the SPANK plugin

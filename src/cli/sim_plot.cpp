@@ -21,7 +21,8 @@ void plot_utilisation(const std::string &path, const std::string &title,
     check_plot_path(path);
     const std::string terminal = plot_terminal(path, 1000, 720);
     char dir[] = "/tmp/morpheus-plot.XXXXXX";
-    if (!::mkdtemp(dir)) throw InputError("", "--plot", std::string("cannot make a temporary directory: ") + std::strerror(errno));
+    if (!::mkdtemp(dir))
+        throw InputError("", "--plot", std::string("cannot make a temporary directory: ") + std::strerror(errno));
     std::vector<std::string> files;
     for (size_t i = 0; i < runs.size(); ++i) {
         files.push_back(std::string(dir) + "/run" + std::to_string(i) + ".dat");
@@ -41,9 +42,10 @@ void plot_utilisation(const std::string &path, const std::string &title,
                 st += tl[k].stranded;
                 q += static_cast<double>(tl[k].queued);
             }
-            double mid = static_cast<double>(tl[from].time + tl[to - 1].time) / 2 - static_cast<double>(runs[i].first_submit);
-            out << mid / 3600.0 << ' ' << 100 * g / n << ' ' << 100 * h / n << ' ' << 100 * c / n << ' '
-                << 100 * st / n << ' ' << q / n << '\n';
+            double mid =
+                static_cast<double>(tl[from].time + tl[to - 1].time) / 2 - static_cast<double>(runs[i].first_submit);
+            out << mid / 3600.0 << ' ' << 100 * g / n << ' ' << 100 * h / n << ' ' << 100 * c / n << ' ' << 100 * st / n
+                << ' ' << q / n << '\n';
         }
     }
     std::string script_path = std::string(dir) + "/plot.gp";
@@ -60,7 +62,8 @@ void plot_utilisation(const std::string &path, const std::string &title,
             gp << "\n";
         };
         series(2);
-        gp << "set xlabel 'time since first submit (hours); each point: the mean over 1/40 of the run'\nset ylabel 'hot memory (% of DRAM)'\n";
+        gp << "set xlabel 'time since first submit (hours); each point: the mean over 1/40 of the run'\nset ylabel "
+              "'hot memory (% of DRAM)'\n";
         series(3);
         gp << "unset multiplot\n";
     }

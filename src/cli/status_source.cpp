@@ -43,7 +43,6 @@ bool take_status_option(int c, const char *arg, StatusSource &s) {
 
 namespace {
 
-
 // The first SlurmctldHost's address ("ctl1(10.0.0.1)" -> 10.0.0.1, "ctl1" -> ctl1), or "".
 std::string slurmctld_host(const std::string &slurm_conf) {
     std::ifstream in(slurm_conf);
@@ -114,20 +113,22 @@ std::string fetch_status(StatusSource &s, const std::string &op, long job) {
         // Offline, reservations come from the ledger alone: without it every blade would
         // look free, so say so rather than show a confident, wrong picture.
         if (state.empty())
-            std::fprintf(stderr, "morpheus: warning: no ledger given (--state FILE or StateFile= in morpheus.conf): "
-                                 "reservations are unknown and every blade shows free\n");
+            std::fprintf(stderr,
+                         "morpheus: warning: no ledger given (--state FILE or StateFile= in morpheus.conf): "
+                         "reservations are unknown and every blade shows free\n");
         else if (::access(state.c_str(), R_OK) != 0)
             std::fprintf(stderr, "morpheus: warning: %s: cannot read the ledger (%s): every blade shows free\n",
                          state.c_str(), std::strerror(errno));
         Ledger ledger = state.empty() || ::access(state.c_str(), R_OK) != 0 ? Ledger(model.fabric().blades.size())
-                                                                             : Ledger::load(state, model.fabric());
+                                                                            : Ledger::load(state, model.fabric());
         DecisionLog none;
         uid_t uid = getuid();
         reply = answer_status_query(model, ledger, none, uid, uid == 0, query);
     }
     json_error_t err;
     json_t *doc = json_loads(reply.c_str(), 0, &err);
-    if (!doc) throw InputError(s.server.empty() ? "status" : s.server, "", std::string("unreadable answer: ") + err.text);
+    if (!doc)
+        throw InputError(s.server.empty() ? "status" : s.server, "", std::string("unreadable answer: ") + err.text);
     json_t *e = json_object_get(doc, "error");
     std::string message = json_is_string(e) ? json_string_value(e) : "";
     json_decref(doc);

@@ -6,7 +6,9 @@
 namespace morpheus::cli {
 
 namespace {
-bool numeric(const std::string &s) { return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s == "-"); }
+bool numeric(const std::string &s) {
+    return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s == "-");
+}
 }  // namespace
 
 std::string Table::render(bool header) const {

@@ -101,7 +101,8 @@ Layout parse_format(const std::string &format, const std::vector<Field> &fields)
         while (j < format.size() && std::isdigit(static_cast<unsigned char>(format[j])))
             c.width = c.width * 10 + static_cast<size_t>(format[j++] - '0');
         if (j >= format.size())
-            throw InputError("", "--format", "'" + format + "' ends inside a field", "fields: " + field_letters(fields));
+            throw InputError("", "--format", "'" + format + "' ends inside a field",
+                             "fields: " + field_letters(fields));
         bool found = false;
         for (size_t f = 0; f < fields.size() && !found; ++f)
             if (fields[f].letter == format[j]) {
@@ -218,23 +219,27 @@ void yaml(json_t *v, int indent, std::string &out) {
             json_t *k = json_string(key);
             out += pad + (plain_key(key) ? std::string(key) : scalar(k)) + ":";
             json_decref(k);
-            if (empty_container(child)) out += json_is_object(child) ? " {}\n" : " []\n";
+            if (empty_container(child))
+                out += json_is_object(child) ? " {}\n" : " []\n";
             else if (json_is_object(child) || json_is_array(child)) {
                 out += "\n";
                 yaml(child, indent + 2, out);
-            } else out += " " + scalar(child) + "\n";
+            } else
+                out += " " + scalar(child) + "\n";
         }
     } else if (json_is_array(v)) {
         size_t i;
         json_t *child;
         json_array_foreach(v, i, child) {
-            if (empty_container(child)) out += pad + (json_is_object(child) ? "- {}\n" : "- []\n");
+            if (empty_container(child))
+                out += pad + (json_is_object(child) ? "- {}\n" : "- []\n");
             else if (json_is_object(child) || json_is_array(child)) {
                 // "- " then the first line of the child on the same line, the rest indented.
                 std::string inner;
                 yaml(child, indent + 2, inner);
                 out += pad + "- " + inner.substr(static_cast<size_t>(indent) + 2);
-            } else out += pad + "- " + scalar(child) + "\n";
+            } else
+                out += pad + "- " + scalar(child) + "\n";
         }
     } else {
         out += pad + scalar(v) + "\n";
@@ -281,8 +286,8 @@ bool listed(const std::vector<std::string> &list, const std::string &value) {
     return false;
 }
 
-void require_known(const std::vector<std::string> &wanted, const std::vector<std::string> &known,
-                   const char *option, const char *what, const char *hint) {
+void require_known(const std::vector<std::string> &wanted, const std::vector<std::string> &known, const char *option,
+                   const char *what, const char *hint) {
     for (const std::string &w : wanted)
         if (!listed(known, w)) throw InputError("", option, std::string("invalid ") + what + ": " + w, hint);
 }

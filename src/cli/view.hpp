@@ -29,12 +29,14 @@ struct ViewOptions {
 // The options shared by the views: short "o:O:p:t:i:h" and their long forms.
 constexpr const char *kViewShortOptions = "o:O:p:t:i:h";
 constexpr int kOptJson = 3000, kOptYaml = 3001;
-#define MORPHEUS_VIEW_LONG_OPTIONS                                                                               \
-    {"format", required_argument, nullptr, 'o'}, {"Format", required_argument, nullptr, 'O'},                   \
-        {"pod", required_argument, nullptr, 'p'}, {"pods", required_argument, nullptr, 'p'},                    \
-        {"states", required_argument, nullptr, 't'}, {"iterate", required_argument, nullptr, 'i'},             \
-        {"json", no_argument, nullptr, morpheus::cli::kOptJson},                                                \
-        {"yaml", no_argument, nullptr, morpheus::cli::kOptYaml}, {"noheader", no_argument, nullptr, 'h'}
+#define MORPHEUS_VIEW_LONG_OPTIONS \
+    {"format", required_argument, nullptr, 'o'}, {"Format", required_argument, nullptr, 'O'}, \
+        {"pod", required_argument, nullptr, 'p'}, {"pods", required_argument, nullptr, 'p'}, \
+        {"states", required_argument, nullptr, 't'}, {"iterate", required_argument, nullptr, 'i'}, \
+        {"json", no_argument, nullptr, morpheus::cli::kOptJson}, \
+        {"yaml", no_argument, nullptr, morpheus::cli::kOptYaml}, { \
+        "noheader", no_argument, nullptr, 'h' \
+    }
 
 // Takes a shared option into v; returns false when c is not one of them.
 bool take_view_option(int c, const char *arg, ViewOptions &v);
@@ -74,8 +76,8 @@ std::string dump_document(json_t *doc, ViewOptions::Output out);
 int run_view(const ViewOptions &v, const std::function<std::string()> &once);
 
 // Checks every element of wanted against known; an unknown one is an error naming it.
-void require_known(const std::vector<std::string> &wanted, const std::vector<std::string> &known,
-                   const char *option, const char *what, const char *hint);
+void require_known(const std::vector<std::string> &wanted, const std::vector<std::string> &known, const char *option,
+                   const char *what, const char *hint);
 bool listed(const std::vector<std::string> &list, const std::string &value);
 
 }  // namespace morpheus::cli

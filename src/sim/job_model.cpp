@@ -36,9 +36,10 @@ std::vector<SimJob> model_jobs(const Trace &trace, const JobModel &m, const Clus
         j.id = t.id;
         j.submit = t.submit - t0;
         j.runtime = t.runtime;
-        j.estimate = t.requested_time > 0 ? std::max(t.runtime, t.requested_time)
-                                          : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(
-                                                                     static_cast<double>(t.runtime) * m.limit_factor)));
+        j.estimate = t.requested_time > 0
+                         ? std::max(t.runtime, t.requested_time)
+                         : std::max<int64_t>(
+                               1, static_cast<int64_t>(std::ceil(static_cast<double>(t.runtime) * m.limit_factor)));
         double u = unit_draw(m.seed, t.id, 3), cumulative = 0, weights = 0;
         for (const SensitivityClass &c : m.sensitivity) weights += c.weight;
         for (const SensitivityClass &c : m.sensitivity) {
@@ -61,7 +62,8 @@ std::vector<SimJob> model_jobs(const Trace &trace, const JobModel &m, const Clus
         const uint64_t gib = 1ull << 30;
         // Whole GiB, as users write --mem-hot; hot and cold add up to the rounded total.
         const uint64_t total = static_cast<uint64_t>(std::llround(per_node_bytes / static_cast<double>(gib)));
-        const uint64_t hot = std::min<uint64_t>(total, static_cast<uint64_t>(std::llround(static_cast<double>(total) * m.hot_fraction)));
+        const uint64_t hot =
+            std::min<uint64_t>(total, static_cast<uint64_t>(std::llround(static_cast<double>(total) * m.hot_fraction)));
         r.hot_per_node = hot * gib;
         r.cold_per_node = (total - hot) * gib;
         r.hot_latency_ns = unit_draw(m.seed, t.id, 2) < m.tight_share ? m.tight_bound_ns : m.default_bound_ns;
@@ -72,14 +74,13 @@ std::vector<SimJob> model_jobs(const Trace &trace, const JobModel &m, const Clus
 
 std::string describe(const JobModel &m, const ClusterModel &cluster) {
     const uint32_t per_proc = m.gpus_per_proc ? m.gpus_per_proc : gpus_per_node(cluster);
-    std::string s = "1 processor = " + std::to_string(per_proc) + " GPUs; memory per node from the record x" +
-                    std::to_string(m.mem_scale).substr(0, 4) + ", else " + format_size(m.mem_min) + ".." +
-                    format_size(m.mem_max) + " log-uniform; " + std::to_string(static_cast<int>(m.hot_fraction * 100 + 0.5)) +
-                    "% hot; hot bound " +
-                    format_latency(m.default_bound_ns ? m.default_bound_ns : cluster.settings().default_hot_latency_ns) +
-                    ", " + std::to_string(static_cast<int>(m.tight_share * 100 + 0.5)) + "% of jobs " +
-                    format_latency(m.tight_bound_ns) + "; time limit: requested time, else run time x " +
-                    std::to_string(m.limit_factor).substr(0, 4);
+    std::string s =
+        "1 processor = " + std::to_string(per_proc) + " GPUs; memory per node from the record x" +
+        std::to_string(m.mem_scale).substr(0, 4) + ", else " + format_size(m.mem_min) + ".." + format_size(m.mem_max) +
+        " log-uniform; " + std::to_string(static_cast<int>(m.hot_fraction * 100 + 0.5)) + "% hot; hot bound " +
+        format_latency(m.default_bound_ns ? m.default_bound_ns : cluster.settings().default_hot_latency_ns) + ", " +
+        std::to_string(static_cast<int>(m.tight_share * 100 + 0.5)) + "% of jobs " + format_latency(m.tight_bound_ns) +
+        "; time limit: requested time, else run time x " + std::to_string(m.limit_factor).substr(0, 4);
     return s;
 }
 

@@ -29,10 +29,10 @@ struct JobModel {
     // Memory per node when the record has none (-1): log-uniform in [mem_min, mem_max], drawn
     // per job from `seed`, so every policy sees the same jobs.
     uint64_t mem_min = 32ull << 30, mem_max = 512ull << 30;
-    double mem_scale = 1.0;           // multiplies memory from the record (KB per processor)
-    double hot_fraction = 0.5;        // share of a job's memory that is hot; the rest is cold
-    uint64_t default_bound_ns = 0;    // hot bound of most jobs; 0: the model's DefaultHotLatency
-    double tight_share = 0.25;        // share of jobs that ask for tight_bound_ns instead
+    double mem_scale = 1.0;  // multiplies memory from the record (KB per processor)
+    double hot_fraction = 0.5;  // share of a job's memory that is hot; the rest is cold
+    uint64_t default_bound_ns = 0;  // hot bound of most jobs; 0: the model's DefaultHotLatency
+    double tight_share = 0.25;  // share of jobs that ask for tight_bound_ns instead
     uint64_t tight_bound_ns = 250;
     uint64_t seed = 1;
     std::vector<SensitivityClass> sensitivity = kPondMix;  // drawn per job and seed
@@ -44,9 +44,9 @@ struct JobModel {
 struct SimJob {
     uint64_t id = 0;
     int64_t submit = 0;
-    int64_t runtime = 0;    // as in the trace, on local memory
-    int64_t estimate = 0;   // the time limit: backfill plans with it, and a job still running then is killed
-    double sensitivity = 0; // alpha of the slowdown model for this job
+    int64_t runtime = 0;  // as in the trace, on local memory
+    int64_t estimate = 0;  // the time limit: backfill plans with it, and a job still running then is killed
+    double sensitivity = 0;  // alpha of the slowdown model for this job
     Request request;
 };
 

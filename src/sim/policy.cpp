@@ -14,7 +14,7 @@ std::unique_ptr<PlacementPolicy> make_tree_nearest_policy(bool strict);
 
 const std::vector<std::string> &policy_names() {
     static const std::vector<std::string> names{"morpheus", "first-fit", "tree-best-fit", "tree-nearest",
-                                                 "tree-nearest-strict"};
+                                                "tree-nearest-strict"};
     return names;
 }
 
@@ -77,25 +77,27 @@ bool memory_from_any_blade(const ClusterModel &model, const Ledger &ledger, cons
                            const std::vector<PodShare> &pods, Placement &out) {
     std::vector<uint32_t> fabric_order(model.fabric().blades.size());
     for (uint32_t b = 0; b < fabric_order.size(); ++b) fabric_order[b] = b;
-    return memory_in_order(model, ledger, req, pods,
-                           [&](uint32_t, uint64_t) -> const std::vector<uint32_t> & { return fabric_order; }, out);
+    return memory_in_order(
+        model, ledger, req, pods, [&](uint32_t, uint64_t) -> const std::vector<uint32_t> & { return fabric_order; },
+        out);
 }
 
 bool memory_from_nearest_blade(const ClusterModel &model, const Ledger &ledger, const Request &req,
                                const std::vector<PodShare> &pods, bool out_of_bound, Placement &out) {
     const LatencyTable &lat = model.latency();
     std::vector<uint32_t> order;
-    return memory_in_order(model, ledger, req, pods,
-                           [&](uint32_t pod, uint64_t bound) -> const std::vector<uint32_t> & {
-                               if (out_of_bound) return lat.blades_by_latency(pod);
-                               order.clear();
-                               for (uint32_t b : lat.blades_by_latency(pod)) {
-                                   if (lat.latency(pod, b) > bound) break;
-                                   order.push_back(b);
-                               }
-                               return order;
-                           },
-                           out);
+    return memory_in_order(
+        model, ledger, req, pods,
+        [&](uint32_t pod, uint64_t bound) -> const std::vector<uint32_t> & {
+            if (out_of_bound) return lat.blades_by_latency(pod);
+            order.clear();
+            for (uint32_t b : lat.blades_by_latency(pod)) {
+                if (lat.latency(pod, b) > bound) break;
+                order.push_back(b);
+            }
+            return order;
+        },
+        out);
 }
 
 }  // namespace morpheus::sim

@@ -22,7 +22,7 @@ namespace morpheus::sim {
 
 struct Allocation {
     std::vector<uint32_t> nodes;  // fabric node indices
-    Placement placement;          // pod shares and memory segments, as decide() gives them
+    Placement placement;  // pod shares and memory segments, as decide() gives them
 };
 
 class PlacementPolicy {

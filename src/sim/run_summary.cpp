@@ -118,9 +118,9 @@ void common_jobs(const std::vector<const SimResult *> &runs, std::vector<Summary
 
 double t_quantile_975(size_t df) {
     // Two-sided 95%: t(0.975, df), from the standard tables; 1.96 in the limit.
-    static const double table[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                   2.201,  2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                   2.080,  2.074,  2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    static const double table[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                   2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
+                                   2.074, 2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
     if (df == 0) return 0;
     if (df < sizeof table / sizeof table[0]) return table[df];
     if (df <= 40) return 2.021;

@@ -22,23 +22,23 @@ struct Summary {
     std::string policy;
     // rejected: failed, never placeable even on an empty cluster (the workload stays the same
     // for every policy and pool size; these count here instead of being removed).
-    size_t jobs = 0, ran = 0, rejected = 0, spread = 0;   // spread: over several pods
-    size_t killed = 0;           // ended at their time limit, stretched past it
+    size_t jobs = 0, ran = 0, rejected = 0, spread = 0;  // spread: over several pods
+    size_t killed = 0;  // ended at their time limit, stretched past it
     double wait_max_s = 0;
-    double large_wait_max_s = 0; // the largest 10% of the jobs that ran (by nodes): their longest wait
+    double large_wait_max_s = 0;  // the largest 10% of the jobs that ran (by nodes): their longest wait
     std::array<SizeClass, 4> size_classes;
     double makespan_s = 0;
-    double gpu_util = 0, hot_util = 0, cold_util = 0;     // time-averaged share of capacity
+    double gpu_util = 0, hot_util = 0, cold_util = 0;  // time-averaged share of capacity
     // GPU-seconds of the runs as logged (unstretched) over capacity: the work delivered, which
     // gpu_util overstates for a policy whose far memory keeps GPUs busy for longer.
     double gpu_useful = 0;
-    double stranded = 0;         // time-averaged share of DRAM stranded (see Sample)
+    double stranded = 0;  // time-averaged share of DRAM stranded (see Sample)
     double wait_mean_s = 0, wait_p95_s = 0;
-    double bounded_slowdown = 0; // mean of max(1, (wait + run as stretched) / max(run as logged, 10 s))
-    double stretch_mean = 0;     // mean run time as stretched / as logged
+    double bounded_slowdown = 0;  // mean of max(1, (wait + run as stretched) / max(run as logged, 10 s))
+    double stretch_mean = 0;  // mean run time as stretched / as logged
     size_t hot_jobs = 0;
     double hot_latency_mean_ns = 0, hot_latency_p95_ns = 0;  // per job, bytes-weighted
-    double within_bound = 0;     // share of hot jobs with all hot memory inside their bound
+    double within_bound = 0;  // share of hot jobs with all hot memory inside their bound
     size_t violations = 0;
     // Over the jobs that every compared policy ran (see common_jobs): a policy that fails the
     // hardest jobs must not look better for it.

@@ -35,8 +35,13 @@ Reservation reservation_of(const ClusterModel &m, const SimJob &job, const Alloc
 class Replay {
 public:
     Replay(const ClusterModel &m, PlacementPolicy &p, const std::vector<SimJob> &jobs, const SimOptions &o)
-        : model_(m), policy_(p), jobs_(jobs), opt_(o), ledger_(m.fabric().blades.size()),
-          free_nodes_(m.fabric().node_names.size(), 1), pod_free_(m.fabric().pods.size()) {
+        : model_(m),
+          policy_(p),
+          jobs_(jobs),
+          opt_(o),
+          ledger_(m.fabric().blades.size()),
+          free_nodes_(m.fabric().node_names.size(), 1),
+          pod_free_(m.fabric().pods.size()) {
         const Fabric &f = m.fabric();
         for (uint32_t p = 0; p < f.pods.size(); ++p) pod_free_[p] = f.pods[p].node_count;
         free_count_ = free_nodes_.size();
@@ -156,7 +161,8 @@ private:
         Reservation res = reservation_of(model_, job, a, t);
         std::string why;
         if (!ledger_.reserve(res, model_.inventory(), &why)) {
-            violation("job " + std::to_string(job.id) + ": " + policy_.name() + " chose memory the ledger refuses: " + why);
+            violation("job " + std::to_string(job.id) + ": " + policy_.name() +
+                      " chose memory the ledger refuses: " + why);
             return false;
         }
         JobOutcome &o = r_.jobs[i];

@@ -22,23 +22,23 @@ enum class EventKind : uint8_t { End = 0, Arrival = 1 };
 struct SimEvent {
     int64_t time = 0;
     EventKind kind = EventKind::Arrival;
-    uint64_t seq = 0;   // order of scheduling, the last tie-break
-    size_t job = 0;     // index into the job list
+    uint64_t seq = 0;  // order of scheduling, the last tie-break
+    size_t job = 0;  // index into the job list
 };
 
 struct JobOutcome {
     uint64_t id = 0;
     int64_t submit = 0, start = -1, end = -1;
     int64_t base_runtime = 0, runtime = 0;  // as logged; as run (stretched)
-    bool rejected = false;     // failed: the policy could not place it even on an empty cluster
-    bool killed = false;       // ran (stretched) past its time limit and was ended there
+    bool rejected = false;  // failed: the policy could not place it even on an empty cluster
+    bool killed = false;  // ran (stretched) past its time limit and was ended there
     uint32_t starts = 0, ends = 0;  // conservation: each exactly once for a job that ran
     uint32_t nodes = 0, gpus = 0, pods = 0;
     uint64_t hot_bytes = 0, cold_bytes = 0;
     uint64_t bound_ns = 0;
-    double hot_latency_ns = 0;      // bytes-weighted mean over its hot segments
+    double hot_latency_ns = 0;  // bytes-weighted mean over its hot segments
     double max_hot_latency_ns = 0;
-    bool within_bound = false;      // every hot byte inside the bound
+    bool within_bound = false;  // every hot byte inside the bound
 };
 
 // The cluster's state over one stretch of time, for utilisation over time and the plot.
@@ -53,16 +53,16 @@ struct SimOptions {
     // EASY: a later job may start if it does not delay the head; the head's reservation (the
     // shadow time) is when its nodes AND its memory are free, by running jobs' time limits.
     bool backfill = true;
-    size_t backfill_depth = 64;     // how far down the queue backfill looks
-    int64_t sample_interval = 0;    // seconds; 0: the trace's span / 500
+    size_t backfill_depth = 64;  // how far down the queue backfill looks
+    int64_t sample_interval = 0;  // seconds; 0: the trace's span / 500
     bool check_invariants = false;  // ledger and node books checked at every event (slow at scale)
-    std::function<void(size_t done, size_t total)> progress;   // after each job ends
-    std::function<void(const SimEvent &)> on_event;            // for tests: every event, in order
+    std::function<void(size_t done, size_t total)> progress;  // after each job ends
+    std::function<void(const SimEvent &)> on_event;  // for tests: every event, in order
 };
 
 struct SimResult {
     std::string policy;
-    std::vector<JobOutcome> jobs;   // like the input
+    std::vector<JobOutcome> jobs;  // like the input
     std::vector<Sample> timeline;
     int64_t first_submit = 0, last_end = 0;
     // Time integrals (share of capacity x seconds), for utilisation over the whole run.

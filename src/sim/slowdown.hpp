@@ -14,8 +14,8 @@
 namespace morpheus::sim {
 
 struct SlowdownModel {
-    double alpha = -1;          // >= 0: the same sensitivity for every job; < 0: each job's own
-    double local_ns = 100.0;    // latency at which a job runs as in the trace
+    double alpha = -1;  // >= 0: the same sensitivity for every job; < 0: each job's own
+    double local_ns = 100.0;  // latency at which a job runs as in the trace
 
     double sensitivity(double job_alpha) const { return alpha >= 0 ? alpha : job_alpha; }
     double factor(double hot_latency_ns, double job_alpha) const {

@@ -24,8 +24,7 @@ std::string read_gzip(const std::string &path) {
     char buf[65536];
     size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
-    if (::pclose(p) != 0)
-        throw InputError(path, "", "gzip could not decompress it", "check that it is a .swf.gz file");
+    if (::pclose(p) != 0) throw InputError(path, "", "gzip could not decompress it", "check that it is a .swf.gz file");
     return text;
 }
 
@@ -55,8 +54,7 @@ Trace parse_swf(const std::string &text, const std::string &name) {
         }
         if (col.size() != 18)
             throw InputError(name, "line " + std::to_string(lineno),
-                             std::to_string(col.size()) + " columns, SWF has 18",
-                             "comment lines must start with ';'");
+                             std::to_string(col.size()) + " columns, SWF has 18", "comment lines must start with ';'");
         TraceJob j;
         j.id = static_cast<uint64_t>(col[0]);
         j.submit = static_cast<int64_t>(col[1]);

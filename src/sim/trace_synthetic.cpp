@@ -12,7 +12,8 @@ Trace synthetic_trace(const SyntheticParams &p) {
     t.source = "synthetic:" + std::to_string(p.jobs) + " jobs, seed " + std::to_string(p.seed);
     std::mt19937_64 rng(p.seed);
     std::uniform_real_distribution<double> u(0.0, 1.0);
-    const int max_k = static_cast<int>(std::floor(std::log2(static_cast<double>(std::max<uint64_t>(1, p.max_job_processors)))));
+    const int max_k =
+        static_cast<int>(std::floor(std::log2(static_cast<double>(std::max<uint64_t>(1, p.max_job_processors)))));
     const double lo = std::log(static_cast<double>(p.min_runtime)), hi = std::log(static_cast<double>(p.max_runtime));
     // Mean processor-seconds of one job, from the size and runtime distributions above, so the
     // arrival rate gives the asked load: E[2^k] * E[runtime].

@@ -33,9 +33,7 @@ namespace {
 
 constexpr uint64_t kGiB = 1ull << 30;
 
-double since_us(Clock::time_point t0) {
-    return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
+double since_us(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
 
 double peak_rss_mib() {
     rusage ru{};
@@ -164,8 +162,10 @@ int main(int argc, char **argv) {
         // Jobs whose time is up end; past the target occupancy the oldest-ending end early, so
         // the cluster stays busy but never jams.
         for (size_t i = 0; i < running.size();)
-            if (running[i].ends_at <= k) end_job(i);
-            else ++i;
+            if (running[i].ends_at <= k)
+                end_job(i);
+            else
+                ++i;
         while (free_nodes.size() - free_count > target_busy && !running.empty()) end_job(rng() % running.size());
 
         Request req = draw_request(rng, k + 1);
@@ -183,8 +183,8 @@ int main(int argc, char **argv) {
         placed_us.push_back(us);
         for (const PodShare &p : d.placement.pods) digest(decisions_digest, (uint64_t{p.pod} << 32) | p.nodes);
         for (const Segment &sg : d.placement.segments) {
-            digest(decisions_digest, (uint64_t{sg.blade} << 8) | (static_cast<uint64_t>(sg.tier) << 1) |
-                                         static_cast<uint64_t>(sg.use));
+            digest(decisions_digest,
+                   (uint64_t{sg.blade} << 8) | (static_cast<uint64_t>(sg.tier) << 1) | static_cast<uint64_t>(sg.use));
             digest(decisions_digest, sg.bytes);
         }
         ++placed;

@@ -102,10 +102,11 @@ Request draw_request(std::mt19937_64 &rng, uint64_t job_id, bool small) {
 }
 
 void print_times(const char *what, const Timed &t) {
-    std::printf("%s: %zu queries, wall median %.1f us, p99 %.1f us, max %.1f us; cpu median %.1f us, p99 %.1f us, "
-                "max %.1f us\n",
-                what, t.wall.size(), percentile(t.wall, 0.5), percentile(t.wall, 0.99), percentile(t.wall, 1.0),
-                percentile(t.cpu, 0.5), percentile(t.cpu, 0.99), percentile(t.cpu, 1.0));
+    std::printf(
+        "%s: %zu queries, wall median %.1f us, p99 %.1f us, max %.1f us; cpu median %.1f us, p99 %.1f us, "
+        "max %.1f us\n",
+        what, t.wall.size(), percentile(t.wall, 0.5), percentile(t.wall, 0.99), percentile(t.wall, 1.0),
+        percentile(t.cpu, 0.5), percentile(t.cpu, 0.99), percentile(t.cpu, 1.0));
 }
 
 }  // namespace
@@ -214,14 +215,16 @@ int main(int argc, char **argv) {
 
     std::printf("fabric: %s: %zu pods, %zu nodes, %u GPUs, %zu blades\n", f.name.c_str(), f.pods.size(),
                 f.node_names.size(), f.gpu_count(), f.blades.size());
-    std::printf("planner: %zu running jobs held, %zu pending planned (%zu start later than their nodes for "
-                "memory, %zu never fit)\n",
-                planner.running_count(), planned, later, never);
-    std::printf("updates: %zu running jobs held in %.1f ms (%.2f us each), %zu plans held in %.1f ms (%.2f us each); "
-                "the first query (which indexes them) took %.1f us\n",
-                running.size(), hold_running_us / 1e3, hold_running_us / std::max<size_t>(1, running.size()), planned,
-                hold_planned_us / 1e3, hold_planned_us / std::max<size_t>(1, planned),
-                plan_t.wall.empty() ? 0.0 : plan_t.wall.front());
+    std::printf(
+        "planner: %zu running jobs held, %zu pending planned (%zu start later than their nodes for "
+        "memory, %zu never fit)\n",
+        planner.running_count(), planned, later, never);
+    std::printf(
+        "updates: %zu running jobs held in %.1f ms (%.2f us each), %zu plans held in %.1f ms (%.2f us each); "
+        "the first query (which indexes them) took %.1f us\n",
+        running.size(), hold_running_us / 1e3, hold_running_us / std::max<size_t>(1, running.size()), planned,
+        hold_planned_us / 1e3, hold_planned_us / std::max<size_t>(1, planned),
+        plan_t.wall.empty() ? 0.0 : plan_t.wall.front());
     print_times("earliest start, planning the queue (each query after a new plan)", plan_t);
     print_times("earliest start, against the full plan", full_t);
     std::printf("answers digest: %016llx\n", static_cast<unsigned long long>(digest.h));

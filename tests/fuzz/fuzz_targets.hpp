@@ -40,8 +40,7 @@ inline void fabric(const uint8_t *data, size_t size) {
     try {
         Fabric f = parse_fabric(std::string(reinterpret_cast<const char *>(data), size), "fuzz.json");
         if (f.node_names.size() < 100000) LatencyTable t(f);
-    } catch (const InputError &) {
-    }
+    } catch (const InputError &) {}
 }
 
 inline const Fabric &example_fabric() {
@@ -56,8 +55,7 @@ inline const Fabric &example_fabric() {
 inline void inventory(const uint8_t *data, size_t size) {
     try {
         parse_inventory(std::string(reinterpret_cast<const char *>(data), size), "fuzz.json", example_fabric());
-    } catch (const InputError &) {
-    }
+    } catch (const InputError &) {}
 }
 
 // Lines: --mem-hot, --mem-hot-latency, --mem-cold, a hostlist.
@@ -72,38 +70,33 @@ inline void units(const uint8_t *data, size_t size) {
     try {
         Request r;
         parse_memory_flags(r, part[0].c_str(), part[1].c_str(), part[2].c_str());
-    } catch (const InputError &) {
-    }
+    } catch (const InputError &) {}
     try {
         parse_size(s);
-    } catch (const InputError &) {
-    }
+    } catch (const InputError &) {}
     try {
         parse_latency(s);
-    } catch (const InputError &) {
-    }
+    } catch (const InputError &) {}
     // Hostlists without a guard: long prefixes and huge ranges ("x...x[0-99999999]") must be
     // refused fast by the reader's own caps, not expanded into gigabytes (run-fuzz.sh sets
     // -malloc_limit_mb=512 so that such an allocation is reported).
     try {
         expand_hostlist(part[3]);
-    } catch (const InputError &) {
-    }
+    } catch (const InputError &) {}
 }
 
 inline void config(const uint8_t *data, size_t size) {
     try {
         parse_config(std::string(reinterpret_cast<const char *>(data), size), "/etc/slurm/morpheus.conf");
-    } catch (const InputError &) {
-    }
+    } catch (const InputError &) {}
 }
 
-#define MORPHEUS_FUZZ_CHECK(cond, what)                                                       \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
+#define MORPHEUS_FUZZ_CHECK(cond, what) \
+    do { \
+        if (!(cond)) { \
             std::fprintf(stderr, "fuzz invariant broken: %s (%s:%d)\n", what, __FILE__, __LINE__); \
-            std::abort();                                                                     \
-        }                                                                                     \
+            std::abort(); \
+        } \
     } while (0)
 
 inline const Fabric &etc_fabric() {
@@ -150,7 +143,8 @@ inline void ledger(const uint8_t *data, size_t size) {
     check_conservation(l, nullptr);
     for (const auto &[id, r] : l.reservations()) {
         for (const PodShare &p : r.pods) MORPHEUS_FUZZ_CHECK(p.pod < f.pods.size(), "a pod share outside the fabric");
-        for (const Segment &s : r.segments) MORPHEUS_FUZZ_CHECK(s.pod < f.pods.size(), "a segment's pod outside the fabric");
+        for (const Segment &s : r.segments)
+            MORPHEUS_FUZZ_CHECK(s.pod < f.pods.size(), "a segment's pod outside the fabric");
     }
     l.save(path + ".saved", f);
     Ledger again = Ledger::load(path + ".saved", f);
@@ -191,7 +185,8 @@ inline void placement(const uint8_t *data, size_t size) {
                  std::to_string(in.below(switches)) + R"(","latency":")" + std::to_string(50 * (1 + in.below(8))) +
                  R"(ns","bandwidth":100})";
     }
-    fabric += R"(],"switches":[{"name":"s0"})" + std::string(switches > 1 ? R"(,{"name":"s1"})" : "") + R"(],"blades":[)";
+    fabric +=
+        R"(],"switches":[{"name":"s0"})" + std::string(switches > 1 ? R"(,{"name":"s1"})" : "") + R"(],"blades":[)";
     std::string inventory = R"({"version":1,"blades":[)";
     static const char *states[] = {"up", "up", "draining", "failed"};
     for (uint32_t b = 0; b < blades; ++b) {
@@ -235,8 +230,10 @@ inline void placement(const uint8_t *data, size_t size) {
         Request req;
         req.job_id = job;
         req.uid = 1000 + in.below(3);
-        if (in.below(2)) req.nodes = 1 + in.below(4);
-        else req.gpus = 1 + in.below(16);
+        if (in.below(2))
+            req.nodes = 1 + in.below(4);
+        else
+            req.gpus = 1 + in.below(16);
         req.hot_per_node = in.below(9) * half_gig;
         req.hot_latency_ns = in.below(2) ? 100 * (1 + in.below(8)) : 0;
         req.cold_per_node = in.below(9) * half_gig;
@@ -248,13 +245,16 @@ inline void placement(const uint8_t *data, size_t size) {
             nodes += s.nodes;
             gpus += uint64_t(s.nodes) * f.pods[s.pod].gpus_per_node;
         }
-        if (req.nodes) MORPHEUS_FUZZ_CHECK(nodes == req.nodes, "placed on another number of nodes than asked");
-        else MORPHEUS_FUZZ_CHECK(gpus >= req.gpus, "placed on fewer GPUs than asked");
+        if (req.nodes)
+            MORPHEUS_FUZZ_CHECK(nodes == req.nodes, "placed on another number of nodes than asked");
+        else
+            MORPHEUS_FUZZ_CHECK(gpus >= req.gpus, "placed on fewer GPUs than asked");
         const uint64_t bound = effective_bound(m, req);
         for (const Segment &s : d.placement.segments) {
             MORPHEUS_FUZZ_CHECK(s.blade < f.blades.size() && s.bytes > 0, "a segment outside the fabric, or empty");
             MORPHEUS_FUZZ_CHECK(m.inventory().admits(s.blade), "memory placed on a blade that admits none");
-            MORPHEUS_FUZZ_CHECK(s.latency_ns == m.latency().latency(s.pod, s.blade), "a segment's latency is not its pod's");
+            MORPHEUS_FUZZ_CHECK(s.latency_ns == m.latency().latency(s.pod, s.blade),
+                                "a segment's latency is not its pod's");
             if (s.use == Use::Hot) {
                 MORPHEUS_FUZZ_CHECK(s.latency_ns <= bound, "hot memory beyond the latency bound");
                 hot += s.bytes;
@@ -285,7 +285,8 @@ inline void placement(const uint8_t *data, size_t size) {
     check_conservation(ledger, &m.inventory());
     for (uint32_t b = 0; b < f.blades.size(); ++b)
         for (size_t t = 0; t < kTierCount; ++t)
-            MORPHEUS_FUZZ_CHECK(ledger.reserved(b, static_cast<Tier>(t)) == 0, "releasing every job leaves bytes reserved");
+            MORPHEUS_FUZZ_CHECK(ledger.reserved(b, static_cast<Tier>(t)) == 0,
+                                "releasing every job leaves bytes reserved");
 }
 
 // The status service's query handler on any request text, for a privileged viewer and for
@@ -329,7 +330,8 @@ inline void status(const uint8_t *data, size_t size) {
     for (bool privileged : {true, false}) {
         std::string answer;
         try {
-            answer = answer_status_query(*world.model, world.ledger, world.log, privileged ? 0 : 1000, privileged, query);
+            answer =
+                answer_status_query(*world.model, world.ledger, world.log, privileged ? 0 : 1000, privileged, query);
         } catch (const InputError &) {
             continue;
         }

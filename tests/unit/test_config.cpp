@@ -12,9 +12,10 @@ static void example_conf_loads(void **) {
 }
 
 static void keys_are_case_insensitive_and_typed(void **) {
-    Config c = parse_config("fabricfile=/f.json\nINVENTORYFILE = /i.json # comment\n"
-                            "DefaultHotLatency=1.2us\nWeightLoad=2\nBladeFailurePolicy=signal\nStatusPort=6999\n",
-                            "/etc/slurm/morpheus.conf");
+    Config c = parse_config(
+        "fabricfile=/f.json\nINVENTORYFILE = /i.json # comment\n"
+        "DefaultHotLatency=1.2us\nWeightLoad=2\nBladeFailurePolicy=signal\nStatusPort=6999\n",
+        "/etc/slurm/morpheus.conf");
     assert_string_equal(c.fabric_file.c_str(), "/f.json");
     assert_int_equal(c.placement.default_hot_latency_ns, 1200);
     assert_true(c.placement.weights.load == 2.0);
@@ -64,7 +65,8 @@ static void zero_bound_and_special_files_are_refused(void **) {
 }
 
 static void license_names_are_slurm_names(void **) {
-    Config c = parse_config("FabricFile=/f\nInventoryFile=/i\nLicenseHot=blade_hot_gb\nlicensecold=cold-gb\n", "m.conf");
+    Config c =
+        parse_config("FabricFile=/f\nInventoryFile=/i\nLicenseHot=blade_hot_gb\nlicensecold=cold-gb\n", "m.conf");
     assert_string_equal(c.license_hot.c_str(), "blade_hot_gb");
     assert_string_equal(c.license_cold.c_str(), "cold-gb");
     assert_true(parse_config("FabricFile=/f\nInventoryFile=/i\n", "m.conf").license_hot.empty());
@@ -74,7 +76,8 @@ static void license_names_are_slurm_names(void **) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(example_conf_loads), cmocka_unit_test(keys_are_case_insensitive_and_typed),
+        cmocka_unit_test(example_conf_loads),
+        cmocka_unit_test(keys_are_case_insensitive_and_typed),
         cmocka_unit_test(bad_lines_name_the_line),
         cmocka_unit_test(zero_bound_and_special_files_are_refused),
         cmocka_unit_test(license_names_are_slurm_names),

@@ -105,7 +105,8 @@ static void plan_reserve_release_persist(void **) {
     assert_non_null(std::strstr(err.message, "could never be placed"));
     // A crash now (no close): the ledger on disk already holds job 11.
     assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":11,"));
-    morpheus_engine_t *after_crash = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    morpheus_engine_t *after_crash =
+        morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
     assert_non_null(after_crash);
     char *kept = morpheus_job_summary(after_crash, 11);
     assert_non_null(kept);
@@ -364,9 +365,8 @@ static void earliest_start_waits_for_memory(void **) {
     int64_t start = -1;
     // Nothing running: it fits now, on pod1 (the only pod with 600G within 250ns).
     morpheus_request_t waiting = hot_request(32, "600G", "250ns");
-    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, nullptr, nullptr, 0, &start,
-                                             pod.data(), &err),
-                     0);
+    assert_int_equal(
+        morpheus_earliest_start(e, &waiting, all.data(), now, 60, nullptr, nullptr, 0, &start, pod.data(), &err), 0);
     assert_int_equal(start, now);
 
     morpheus_request_t running = hot_request(31, "600G", "250ns");
@@ -374,8 +374,7 @@ static void earliest_start_waits_for_memory(void **) {
     assert_null(morpheus_plan_new(e, &waiting, all.data(), &err));  // today's answer: pending
     uint64_t ids[] = {31};
     int64_t ends[] = {now + 100};
-    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, ids, ends, 1, &start, pod.data(),
-                                             &err),
+    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, ids, ends, 1, &start, pod.data(), &err),
                      0);
     assert_int_equal(start, now + 100);
     assert_true(pod[morpheus_node_index(e, "gpu101")]);
@@ -386,8 +385,7 @@ static void earliest_start_waits_for_memory(void **) {
     assert_int_equal(start, now);
     // A job past its end still holds the memory now: the next second at the earliest.
     ends[0] = now - 5;
-    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, ids, ends, 1, &start, nullptr, &err),
-                     0);
+    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, ids, ends, 1, &start, nullptr, &err), 0);
     assert_int_equal(start, now + 1);
 
     // Unlimited, or not listed: held for ever.
@@ -397,23 +395,23 @@ static void earliest_start_waits_for_memory(void **) {
                      -1);
     assert_int_equal(start, -1);
     assert_non_null(std::strstr(err.message, "Morpheus: never fits"));
-    assert_int_equal(morpheus_earliest_start(e, &waiting, all.data(), now, 60, nullptr, nullptr, 0, &start, nullptr,
-                                             &err),
-                     -1);
+    assert_int_equal(
+        morpheus_earliest_start(e, &waiting, all.data(), now, 60, nullptr, nullptr, 0, &start, nullptr, &err), -1);
     // Without pod1's nodes it never fits within 250ns, however long it waits.
     ends[0] = now + 100;
     std::vector<uint8_t> no_pod1(n, 1);
     for (size_t i = 0; i < n; ++i) no_pod1[i] = !pod[i];
-    assert_int_equal(morpheus_earliest_start(e, &waiting, no_pod1.data(), now, 60, ids, ends, 1, &start, nullptr,
-                                             &err),
+    assert_int_equal(morpheus_earliest_start(e, &waiting, no_pod1.data(), now, 60, ids, ends, 1, &start, nullptr, &err),
                      -1);
     morpheus_engine_close(&e);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(open_reports_bad_files),     cmocka_unit_test(plan_reserve_release_persist),
-        cmocka_unit_test(bad_reload_keeps_last_good), cmocka_unit_test(blade_failure_and_return),
+        cmocka_unit_test(open_reports_bad_files),
+        cmocka_unit_test(plan_reserve_release_persist),
+        cmocka_unit_test(bad_reload_keeps_last_good),
+        cmocka_unit_test(blade_failure_and_return),
         cmocka_unit_test(status_views_filter_by_user),
         cmocka_unit_test(reload_refuses_to_orphan_a_reservation),
         cmocka_unit_test(inventory_may_not_remove_reserved_memory),

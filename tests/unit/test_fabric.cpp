@@ -64,9 +64,11 @@ static void other_bad_input(void **) {
                        {"$.pods[0].nodes", "unmatched"});
     expect_input_error([] { parse_fabric(with("\"tier\": \"leaf\"", "\"teir\": \"leaf\""), "f.json"); },
                        {"$.switches[0].teir", "unknown field"});
-    expect_input_error([] { parse_fabric(with("\"from\": \"b1\", \"to\": \"s1\"", "\"from\": \"s1\", \"to\": \"s1\""), "f.json"); },
-                       {"to itself"});
-    expect_input_error([] { parse_fabric(with("\"version\": 1", "\"version\": 7"), "f.json"); }, {"unsupported version"});
+    expect_input_error(
+        [] { parse_fabric(with("\"from\": \"b1\", \"to\": \"s1\"", "\"from\": \"s1\", \"to\": \"s1\""), "f.json"); },
+        {"to itself"});
+    expect_input_error([] { parse_fabric(with("\"version\": 1", "\"version\": 7"), "f.json"); },
+                       {"unsupported version"});
     expect_input_error([] { parse_fabric(with("\"gpus_per_node\": 8", "\"gpus_per_node\": -8"), "f.json"); },
                        {"gpus_per_node", "negative"});
     expect_input_error([] { parse_fabric(with("\"name\": \"b1\"", "\"name\": \"b 1\""), "f.json"); }, {"character"});
@@ -100,11 +102,13 @@ static void values_are_range_checked(void **) {
 
 // Counts are capped before anything is built: nodes over all pods, and the lists themselves.
 static void sizes_are_capped(void **) {
-    std::string two = with("\"pods\": [{\"name\": \"p1\", \"nodes\": \"n[1-2]\", \"gpus_per_node\": 8}]",
-                           "\"pods\": [{\"name\": \"p1\", \"nodes\": \"a[0-599999]\"}, {\"name\": \"p2\", \"nodes\": \"b[0-599999]\"}]");
+    std::string two = with(
+        "\"pods\": [{\"name\": \"p1\", \"nodes\": \"n[1-2]\", \"gpus_per_node\": 8}]",
+        "\"pods\": [{\"name\": \"p1\", \"nodes\": \"a[0-599999]\"}, {\"name\": \"p2\", \"nodes\": \"b[0-599999]\"}]");
     expect_input_error([&] { parse_fabric(two, "f.json"); }, {"f.json", "$.pods[1].nodes", "too many"});
     std::string blades = "\"blades\": [";
-    for (size_t i = 0; i <= kMaxBlades; ++i) blades += (i ? ",{\"name\":\"b" : "{\"name\":\"b") + std::to_string(i) + "\"}";
+    for (size_t i = 0; i <= kMaxBlades; ++i)
+        blades += (i ? ",{\"name\":\"b" : "{\"name\":\"b") + std::to_string(i) + "\"}";
     expect_input_error([&] { parse_fabric(with("\"blades\": [{\"name\": \"b1\"}", blades), "f.json"); },
                        {"$.blades", "more than the 16384"});
 }
@@ -123,9 +127,12 @@ static void special_files_are_refused(void **) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(example_loads),       cmocka_unit_test(valid_minimal),
-        cmocka_unit_test(broken_json_names_line), cmocka_unit_test(link_to_undeclared_blade),
-        cmocka_unit_test(other_bad_input),     cmocka_unit_test(node_in_two_pods),
+        cmocka_unit_test(example_loads),
+        cmocka_unit_test(valid_minimal),
+        cmocka_unit_test(broken_json_names_line),
+        cmocka_unit_test(link_to_undeclared_blade),
+        cmocka_unit_test(other_bad_input),
+        cmocka_unit_test(node_in_two_pods),
         cmocka_unit_test(values_are_range_checked),
         cmocka_unit_test(sizes_are_capped),
         cmocka_unit_test(special_files_are_refused),

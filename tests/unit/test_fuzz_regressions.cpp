@@ -34,19 +34,22 @@ static void replay(const char *target, void (*fn)(const uint8_t *, size_t), cons
 static void fabric_inputs(void **) {
     replay("fabric", morpheus::fuzz::fabric, {top_srcdir("etc/fabric.json"), test_data("bad/fabric-truncated.json")});
 }
-static void inventory_inputs(void **) { replay("inventory", morpheus::fuzz::inventory, {top_srcdir("etc/inventory.json")}); }
+static void inventory_inputs(void **) {
+    replay("inventory", morpheus::fuzz::inventory, {top_srcdir("etc/inventory.json")});
+}
 static void units_inputs(void **) { replay("units", morpheus::fuzz::units, {}); }
 static void config_inputs(void **) { replay("config", morpheus::fuzz::config, {top_srcdir("etc/morpheus.conf")}); }
-static std::vector<std::string> seeds(const char *target) { return files_in(top_srcdir(std::string("tests/fuzz/seeds/") + target)); }
+static std::vector<std::string> seeds(const char *target) {
+    return files_in(top_srcdir(std::string("tests/fuzz/seeds/") + target));
+}
 static void ledger_inputs(void **) { replay("ledger", morpheus::fuzz::ledger, seeds("ledger")); }
 static void placement_inputs(void **) { replay("placement", morpheus::fuzz::placement, seeds("placement")); }
 static void status_inputs(void **) { replay("status", morpheus::fuzz::status, seeds("status")); }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fabric_inputs), cmocka_unit_test(inventory_inputs),
-        cmocka_unit_test(units_inputs), cmocka_unit_test(config_inputs),
-        cmocka_unit_test(ledger_inputs), cmocka_unit_test(placement_inputs),
+        cmocka_unit_test(fabric_inputs), cmocka_unit_test(inventory_inputs), cmocka_unit_test(units_inputs),
+        cmocka_unit_test(config_inputs), cmocka_unit_test(ledger_inputs),    cmocka_unit_test(placement_inputs),
         cmocka_unit_test(status_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

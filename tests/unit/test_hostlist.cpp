@@ -57,8 +57,10 @@ static void size_is_counted_before_expansion(void **) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(expands_padded_ranges), cmocka_unit_test(expands_lists_and_products),
-        cmocka_unit_test(malformed_lists_are_errors), cmocka_unit_test(compresses_back),
+        cmocka_unit_test(expands_padded_ranges),
+        cmocka_unit_test(expands_lists_and_products),
+        cmocka_unit_test(malformed_lists_are_errors),
+        cmocka_unit_test(compresses_back),
         cmocka_unit_test(size_is_counted_before_expansion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,8 +25,9 @@ static void bad_entries(void **) {
     expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade1","dram":-4}]})", "i.json", f); },
                        {"$.blades[0].dram", "negative"});
     // Found by the fuzzer: a huge real number used to be cast to an integer (undefined behaviour).
-    expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade1","dram":666666666666666666666666661.2}]})", "i.json", f); },
-                       {"$.blades[0].dram", "too large"});
+    expect_input_error(
+        [&] { parse_inventory(R"({"blades":[{"name":"blade1","dram":666666666666666666666666661.2}]})", "i.json", f); },
+        {"$.blades[0].dram", "too large"});
     expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade1","dram":"1TT"}]})", "i.json", f); },
                        {"$.blades[0].dram", "unknown size unit"});
     expect_input_error([&] { parse_inventory(R"({"blades":[{"name":"blade1","state":"broken"}]})", "i.json", f); },
@@ -43,7 +44,8 @@ static void missing_blades_warn(void **) {
     Fabric f = example();
     Inventory inv = parse_inventory(R"({"blades":[{"name":"blade1","dram":"1T","state":"draining"}]})", "i.json", f);
     assert_int_equal(inv.warnings.size(), 7);
-    assert_int_equal(static_cast<int>(inv.blades[f.blade_index("blade1")].state), static_cast<int>(BladeState::Draining));
+    assert_int_equal(static_cast<int>(inv.blades[f.blade_index("blade1")].state),
+                     static_cast<int>(BladeState::Draining));
     assert_int_equal(static_cast<int>(inv.blades[f.blade_index("blade2")].state), static_cast<int>(BladeState::Absent));
     assert_false(inv.admits(f.blade_index("blade1")));
 }
@@ -62,7 +64,9 @@ static void unprintable_text_is_refused(void **) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(example_loads), cmocka_unit_test(bad_entries), cmocka_unit_test(missing_blades_warn),
+        cmocka_unit_test(example_loads),
+        cmocka_unit_test(bad_entries),
+        cmocka_unit_test(missing_blades_warn),
         cmocka_unit_test(unprintable_text_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

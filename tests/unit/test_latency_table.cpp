@@ -67,12 +67,19 @@ static void widest_of_parallel_links(void **) {
 static void hub_switch_is_not_cubic(void **) {
     const int pods = 1200, blades = 1200;
     std::string json = R"({"pods":[)";
-    for (int p = 0; p < pods; ++p) json += (p ? "," : "") + std::string(R"({"name":"p)") + std::to_string(p) + R"(","nodes":"n)" + std::to_string(p) + R"("})";
+    for (int p = 0; p < pods; ++p)
+        json += (p ? "," : "") + std::string(R"({"name":"p)") + std::to_string(p) + R"(","nodes":"n)" +
+                std::to_string(p) + R"("})";
     json += R"(],"switches":[{"name":"hub"}],"blades":[)";
-    for (int b = 0; b < blades; ++b) json += (b ? "," : "") + std::string(R"({"name":"b)") + std::to_string(b) + R"("})";
+    for (int b = 0; b < blades; ++b)
+        json += (b ? "," : "") + std::string(R"({"name":"b)") + std::to_string(b) + R"("})";
     json += R"(],"links":[)";
-    for (int p = 0; p < pods; ++p) json += (p ? "," : "") + std::string(R"({"from":"p)") + std::to_string(p) + R"(","to":"hub","latency":100,"bandwidth":400})";
-    for (int b = 0; b < blades; ++b) json += std::string(R"(,{"from":"hub","to":"b)") + std::to_string(b) + R"(","latency":)" + std::to_string(100 + b % 7) + R"(,"bandwidth":)" + std::to_string(100 + b % 3) + "}";
+    for (int p = 0; p < pods; ++p)
+        json += (p ? "," : "") + std::string(R"({"from":"p)") + std::to_string(p) +
+                R"(","to":"hub","latency":100,"bandwidth":400})";
+    for (int b = 0; b < blades; ++b)
+        json += std::string(R"(,{"from":"hub","to":"b)") + std::to_string(b) + R"(","latency":)" +
+                std::to_string(100 + b % 7) + R"(,"bandwidth":)" + std::to_string(100 + b % 3) + "}";
     json += "]}";
     Fabric f = parse_fabric(json, "hub.json");
     auto start = std::chrono::steady_clock::now();
@@ -87,7 +94,8 @@ static void hub_switch_is_not_cubic(void **) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(example_latencies), cmocka_unit_test(no_transit_through_blades_or_pods),
+        cmocka_unit_test(example_latencies),
+        cmocka_unit_test(no_transit_through_blades_or_pods),
         cmocka_unit_test(widest_of_parallel_links),
         cmocka_unit_test(hub_switch_is_not_cubic),
     };

@@ -161,7 +161,8 @@ static void strict_reading(void **) {
     expect_refused(f, kV1, "\"version\":1", "\"version\":2", {"checksum"});
     expect_refused(f, kV1, "\"job_id\":5", "\"job_id\":0", {"job id 0"});
     // Two segments of 2^63-1 bytes and one of 2 wrap a uint64 sum to 0: refused, not counted.
-    std::string big = R"({"blade":"blade1","tier":"dram","use":"hot","bytes":9223372036854775807,"latency_ns":1,"pod":"pod1"})";
+    std::string big =
+        R"({"blade":"blade1","tier":"dram","use":"hot","bytes":9223372036854775807,"latency_ns":1,"pod":"pod1"})";
     expect_refused(f, kV1, "\"segments\":[", ("\"segments\":[" + big + "," + big + ",").c_str(),
                    {"bytes", "more than 2^64"});
 }
@@ -200,7 +201,8 @@ static void every_bit_flip_is_caught(void **) {
             ++refused;
         }
     }
-    if (silent) std::fprintf(stderr, "%zu of %zu bit flips loaded silently with other content\n", silent, good.size() * 8);
+    if (silent)
+        std::fprintf(stderr, "%zu of %zu bit flips loaded silently with other content\n", silent, good.size() * 8);
     assert_int_equal(silent, 0);
     assert_true(refused > good.size() * 7);  // whitespace flips may still parse, nothing else
 }
@@ -287,7 +289,7 @@ static void tool_refused_while_a_live_engine_owns_the_ledger(void **) {
     std::getline(comm, name);
     std::ofstream(path + ".lock") << "engine pid " << getppid() << " " << name << "\n";
     expect_input_error([&] { LedgerLock tool(path, LedgerLock::Writer::Tool); },
-                       {"ledger.json", "running " , std::to_string(getppid()).c_str(), "stop slurmctld"});
+                       {"ledger.json", "running ", std::to_string(getppid()).c_str(), "stop slurmctld"});
     // An owner that is gone does not block.
     std::ofstream(path + ".lock", std::ios::trunc) << "engine pid 2147483600 slurmctld\n";
     LedgerLock tool(path, LedgerLock::Writer::Tool);

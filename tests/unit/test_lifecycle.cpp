@@ -22,7 +22,9 @@ static Request hot(uint32_t nodes, uint64_t per_node, uint64_t bound) {
     return r;
 }
 
-static std::vector<uint8_t> all_free(const ClusterModel &m) { return std::vector<uint8_t>(m.fabric().node_names.size(), 1); }
+static std::vector<uint8_t> all_free(const ClusterModel &m) {
+    return std::vector<uint8_t>(m.fabric().node_names.size(), 1);
+}
 
 static std::vector<uint8_t> allowed_by(const ClusterModel &m, const NodePlan &p, size_t k) {
     std::vector<uint8_t> a(m.fabric().node_names.size(), 7);  // garbage: every flag must be written

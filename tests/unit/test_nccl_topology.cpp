@@ -110,7 +110,9 @@ private:
     }
     std::string word() {
         size_t start = pos_;
-        while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '-')) ++pos_;
+        while (pos_ < s_.size() &&
+               (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '-'))
+            ++pos_;
         return s_.substr(start, pos_ - start);
     }
     std::string s_;
@@ -168,9 +170,9 @@ void vocabulary(const Element &e, Vocabulary &v) {
 }
 
 // NCCL's kvDictPciGen (topo.cc), the strings it matches link_speed against.
-const std::set<std::string> kNcclSpeeds = {"2.5 GT/s", "5 GT/s", "8 GT/s", "16 GT/s", "32 GT/s",
-                                           "2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe", "16.0 GT/s PCIe",
-                                           "32.0 GT/s PCIe", "64.0 GT/s PCIe"};
+const std::set<std::string> kNcclSpeeds = {"2.5 GT/s",       "5 GT/s",         "8 GT/s",        "16 GT/s",
+                                           "32 GT/s",        "2.5 GT/s PCIe",  "5.0 GT/s PCIe", "8.0 GT/s PCIe",
+                                           "16.0 GT/s PCIe", "32.0 GT/s PCIe", "64.0 GT/s PCIe"};
 
 bool is_hex_word_list(const std::string &s) {
     if (s.empty()) return false;
@@ -310,7 +312,8 @@ static void vocabulary_is_the_reference_files_vocabulary(void **) {
     const Vocabulary allowed = {
         {"system", {"version"}},
         {"cpu", {"numaid", "affinity", "arch", "vendor", "familyid", "modelid"}},
-        {"pci", {"busid", "class", "vendor", "device", "subsystem_vendor", "subsystem_device", "link_speed", "link_width"}},
+        {"pci",
+         {"busid", "class", "vendor", "device", "subsystem_vendor", "subsystem_device", "link_speed", "link_width"}},
         {"nic", {}},
         {"net", {"name"}},
     };
@@ -363,7 +366,8 @@ static void output_matches_golden_files(void **) {
         std::string got = nccl_topology_xml(fixture(c.hwloc));
         std::string want = read_file(test_data(c.golden));
         if (got != want) {
-            std::fprintf(stderr, "NCCL XML of %s differs from %s; regenerate with morpheus node --topology %s --nccl-file\n",
+            std::fprintf(stderr,
+                         "NCCL XML of %s differs from %s; regenerate with morpheus node --topology %s --nccl-file\n",
                          c.hwloc, c.golden, c.hwloc);
             fail();
         }

@@ -77,7 +77,8 @@ static void multi_node_jobs_in_one_pod_are_rail_aligned(void **) {
     assert_string_equal(get(s.env, "MORPHEUS_TOPOLOGY_ADDR")->c_str(), "pod2.dgx01");
     assert_string_equal(get(s.env, "MORPHEUS_TOPOLOGY_ADDR_PATTERN")->c_str(), "pod.node");
     // Across pods (the spine in between): no rail alignment, no address for this node.
-    s = plan_node(job_with({{"SLURM_JOB_GPUS", "0,1"}, {"SLURM_JOB_NUM_NODES", "4"}, {"MORPHEUS_POD", "pod1,pod2"}}), t);
+    s = plan_node(job_with({{"SLURM_JOB_GPUS", "0,1"}, {"SLURM_JOB_NUM_NODES", "4"}, {"MORPHEUS_POD", "pod1,pod2"}}),
+                  t);
     assert_true(get(s.env, "NCCL_IB_HCA").has_value());
     assert_false(get(s.env, "NCCL_CROSS_NIC").has_value());
     assert_false(get(s.env, "MORPHEUS_TOPOLOGY_ADDR").has_value());
@@ -277,10 +278,15 @@ static void c_abi_prepares_binds_and_cleans_up(void **) {
 // (its own job id) must see component 1's placement, not the leader's.
 static void a_het_component_sees_its_own_placement(void **) {
     NodeTopology t = fixture("dgx-8gpu-8nic.xml");
-    Env env = {{"SLURM_HET_SIZE", "2"},         {"SLURM_JOB_ID_HET_GROUP_0", "41"}, {"SLURM_JOB_ID_HET_GROUP_1", "42"},
-               {"MORPHEUS_POD", "pod1"},        {"MORPHEUS_HOT_BYTES", "34359738368"},
-               {"MORPHEUS_POD_HET_GROUP_0", "pod1"}, {"MORPHEUS_HOT_BYTES_HET_GROUP_0", "34359738368"},
-               {"MORPHEUS_POD_HET_GROUP_1", "pod3"}, {"MORPHEUS_HOT_BYTES_HET_GROUP_1", "68719476736"},
+    Env env = {{"SLURM_HET_SIZE", "2"},
+               {"SLURM_JOB_ID_HET_GROUP_0", "41"},
+               {"SLURM_JOB_ID_HET_GROUP_1", "42"},
+               {"MORPHEUS_POD", "pod1"},
+               {"MORPHEUS_HOT_BYTES", "34359738368"},
+               {"MORPHEUS_POD_HET_GROUP_0", "pod1"},
+               {"MORPHEUS_HOT_BYTES_HET_GROUP_0", "34359738368"},
+               {"MORPHEUS_POD_HET_GROUP_1", "pod3"},
+               {"MORPHEUS_HOT_BYTES_HET_GROUP_1", "68719476736"},
                {"MORPHEUS_POD_NODES_HET_GROUP_1", "pod3=gpu301"}};
     NodeJob j = job_with(env);  // job id 42: component 1
     j.node_name = "gpu301";

@@ -54,7 +54,8 @@ static void dgx_has_eight_gpus_under_their_switches(void **) {
     }
     // GPU 0's chain, exactly.
     std::vector<std::string> p0 = path_busids(t, t.gpus[0].pci);
-    const char *want[] = {"0000:05:00.0", "0000:04:00.0", "0000:03:00.0", "0000:02:00.0", "0000:01:00.0", "0000:00:01.1"};
+    const char *want[] = {"0000:05:00.0", "0000:04:00.0", "0000:03:00.0",
+                          "0000:02:00.0", "0000:01:00.0", "0000:00:01.1"};
     for (size_t i = 0; i < 6; ++i) assert_string_equal(p0[i].c_str(), want[i]);
 }
 
@@ -156,7 +157,8 @@ static void cpu_sets_print_as_lists_and_sysfs_cpumaps(void **) {
     for (unsigned i = 64; i < 96; ++i) s0.push_back(i);
     assert_string_equal(cpumap_string(s0, 128).c_str(), "00000000,ffffffff,00000000,ffffffff");
     assert_string_equal(cpumap_string({0}, 1).c_str(), "00000001");
-    assert_string_equal(cpumap_string({0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23}, 32).c_str(), "00ff00ff");
+    assert_string_equal(cpumap_string({0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23}, 32).c_str(),
+                        "00ff00ff");
     assert_string_equal(cpumap_string({40}, 8).c_str(), "00000100,00000000");
     assert_string_equal(cpu_list_string({0, 1, 2, 5, 7, 8}).c_str(), "0-2,5,7-8");
     assert_string_equal(cpu_list_string({}).c_str(), "");

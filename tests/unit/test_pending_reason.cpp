@@ -26,7 +26,9 @@ static Request hot(uint32_t nodes, uint64_t per_node, uint64_t bound) {
     return r;
 }
 
-static std::vector<uint8_t> all_free(const ClusterModel &m) { return std::vector<uint8_t>(m.fabric().node_names.size(), 1); }
+static std::vector<uint8_t> all_free(const ClusterModel &m) {
+    return std::vector<uint8_t>(m.fabric().node_names.size(), 1);
+}
 
 static void short_and_whole(const Decision &d, const std::string &brief) {
     assert_true(brief.size() <= kPendingReasonMax);

@@ -24,7 +24,9 @@ static Request hot(uint32_t nodes, uint64_t per_node, uint64_t bound) {
     return r;
 }
 
-static std::vector<uint8_t> all_free(const ClusterModel &m) { return std::vector<uint8_t>(m.fabric().node_names.size(), 1); }
+static std::vector<uint8_t> all_free(const ClusterModel &m) {
+    return std::vector<uint8_t>(m.fabric().node_names.size(), 1);
+}
 
 static uint64_t hot_bytes(const Placement &p) {
     uint64_t s = 0;
@@ -133,7 +135,8 @@ static void failed_and_draining_blades_take_nothing(void **) {
     assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Pending));
     assert_non_null(std::strstr(d.reason.c_str(), "failed or draining"));
     // Not impossible: the blade may come back.
-    assert_int_equal(static_cast<int>(feasibility(m, hot(1, 64ULL << 30, 250)).verdict), static_cast<int>(Verdict::Placed));
+    assert_int_equal(static_cast<int>(feasibility(m, hot(1, 64ULL << 30, 250)).verdict),
+                     static_cast<int>(Verdict::Placed));
     Decision wide = decide(m, l, hot(4, 64ULL << 30, 300), all_free(m));
     assert_int_equal(static_cast<int>(wide.verdict), static_cast<int>(Verdict::Placed));
     for (const Segment &g : wide.placement.segments) {
@@ -197,8 +200,9 @@ static void load_steers_hot_memory(void **) {
                {"from":"busy","to":"s","latency":10,"bandwidth":100},
                {"from":"idle","to":"s","latency":10,"bandwidth":100}]})";
     Fabric f = parse_fabric(fabric, "f.json");
-    Inventory inv = parse_inventory(R"({"blades":[{"name":"busy","dram":"100G","load":0.9},{"name":"idle","dram":"100G","load":0.0}]})",
-                                    "i.json", f);
+    Inventory inv = parse_inventory(
+        R"({"blades":[{"name":"busy","dram":"100G","load":0.9},{"name":"idle","dram":"100G","load":0.0}]})", "i.json",
+        f);
     ClusterModel m(std::move(f), std::move(inv), PlacementSettings{});
     Ledger l(2);
     Decision d = decide(m, l, hot(1, 50ULL << 30, 100), std::vector<uint8_t>(2, 1));

@@ -86,7 +86,8 @@ static void timeline_matches_a_naive_reference(void **) {
         };
         std::vector<H> holds;
         auto apply = [&](const H &h, bool add) {
-            for (int64_t t = h.from; t < std::min(h.to, kSpan); ++t) level[t] = add ? level[t] + h.bytes : level[t] - h.bytes;
+            for (int64_t t = h.from; t < std::min(h.to, kSpan); ++t)
+                level[t] = add ? level[t] + h.bytes : level[t] - h.bytes;
         };
         for (int op = 0; op < 60; ++op) {
             if (!holds.empty() && rng() % 3 == 0) {
@@ -211,16 +212,16 @@ static void plan_book_keeps_the_highest_priorities(void **) {
     PlanBook book;
     assert_true(book.keep(plan(1, 10, 100), 2));
     assert_true(book.keep(plan(2, 30, 100), 2));
-    assert_false(book.keep(plan(3, 5, 50), 2));   // lower than both: not kept
-    assert_true(book.keep(plan(4, 10, 50), 2));   // ties with 1, submitted earlier: 1 goes
+    assert_false(book.keep(plan(3, 5, 50), 2));  // lower than both: not kept
+    assert_true(book.keep(plan(4, 10, 50), 2));  // ties with 1, submitted earlier: 1 goes
     std::vector<uint64_t> ids = book.jobs();
     assert_int_equal(ids.size(), 2);
     assert_int_equal(ids[0], 2);
     assert_int_equal(ids[1], 4);
-    assert_true(book.keep(plan(4, 40, 50), 2));   // replanned with a new priority: one entry
+    assert_true(book.keep(plan(4, 40, 50), 2));  // replanned with a new priority: one entry
     assert_int_equal(book.size(), 2);
     assert_int_equal(book.jobs()[0], 4);
-    assert_false(book.keep(plan(5, 99, 0), 0));   // PlanDepth=0: nothing kept
+    assert_false(book.keep(plan(5, 99, 0), 0));  // PlanDepth=0: nothing kept
     assert_true(book.drop(2));
     assert_false(book.drop(2));
     book.expire(PlanBook::kPlanLifetime);
@@ -310,11 +311,18 @@ static void bytes_are_conserved(void **) {
     };
     std::vector<Held> held;
     for (uint64_t id = 1; id <= 300; ++id) {
-        Segment s{static_cast<uint32_t>(rng() % blades), rng() % 2 ? Tier::Dram : Tier::Pmem, Use::Hot,
-                  (1 + rng() % 64) * kGiB, 0, 0};
-        int64_t start = static_cast<int64_t>(rng() % 1000), end = rng() % 10 ? start + 1 + static_cast<int64_t>(rng() % 1000) : kForever;
-        if (id % 3) pl.hold_running(id, {s}, start, end);
-        else pl.hold_planned(id, static_cast<uint32_t>(id), {s}, start, end);
+        Segment s{static_cast<uint32_t>(rng() % blades),
+                  rng() % 2 ? Tier::Dram : Tier::Pmem,
+                  Use::Hot,
+                  (1 + rng() % 64) * kGiB,
+                  0,
+                  0};
+        int64_t start = static_cast<int64_t>(rng() % 1000),
+                end = rng() % 10 ? start + 1 + static_cast<int64_t>(rng() % 1000) : kForever;
+        if (id % 3)
+            pl.hold_running(id, {s}, start, end);
+        else
+            pl.hold_planned(id, static_cast<uint32_t>(id), {s}, start, end);
         held.push_back({id, s, start, end});
     }
     auto check = [&] {

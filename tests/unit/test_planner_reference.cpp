@@ -212,7 +212,8 @@ static void earliest_start_matches_the_reference(void **) {
             req.cold_per_node = cold_sizes[rng() % 4] * kGiB;
             req.hot_latency_ns = bounds[rng() % 5];
             std::vector<PodShare> shares{{static_cast<uint32_t>(rng() % pods), req.nodes}};
-            if (rng() % 5 == 0) shares.push_back({static_cast<uint32_t>(rng() % pods), 1 + static_cast<uint32_t>(rng() % 2)});
+            if (rng() % 5 == 0)
+                shares.push_back({static_cast<uint32_t>(rng() % pods), 1 + static_cast<uint32_t>(rng() % 2)});
             const int64_t now = static_cast<int64_t>(rng() % 100);
             static const int64_t durations[] = {0, 1, 20, 50, 120, 400};
             const int64_t duration = durations[rng() % 6];
@@ -263,7 +264,8 @@ static void free_index_matches_a_scan(void **) {
             assert_true(got == want);
             const int64_t length = FreeIndex::length(t, until);
             const uint32_t odd = rng() % 2;  // keep blades of one parity only
-            int64_t first = index.first_start_after(t, length, [&](uint32_t b) { return b % 2 == odd; }, 1000);
+            int64_t first = index.first_start_after(
+                t, length, [&](uint32_t b) { return b % 2 == odd; }, 1000);
             int64_t expect = kForever;
             for (const auto &e : entries)
                 if (e.from > t && FreeIndex::length(e.from, e.to) >= length && e.blade % 2 == odd)

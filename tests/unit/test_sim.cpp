@@ -88,8 +88,7 @@ void ends_come_before_arrivals_at_the_same_time(void **) {
     assert_int_equal(seen.size(), 6);  // three arrivals, three ends
     for (size_t i = 1; i < seen.size(); ++i) {
         assert_true(seen[i - 1].time <= seen[i].time);
-        if (seen[i - 1].time == seen[i].time)
-            assert_true(seen[i - 1].kind <= seen[i].kind);
+        if (seen[i - 1].time == seen[i].time) assert_true(seen[i - 1].kind <= seen[i].kind);
     }
     assert_int_equal(static_cast<int>(seen[1].kind), static_cast<int>(EventKind::End));  // t=100: job 1 ends first
     assert_int_equal(seen[1].time, 100);
@@ -318,10 +317,10 @@ void swf_records_are_read_and_bad_ones_named(void **) {
         "  3   60  -1   -1  4  -1  -1   4   -1  -1 5 1 1 -1 -1 -1 -1 -1\n",
         "t.swf");
     assert_int_equal(t.jobs.size(), 2);
-    assert_int_equal(t.skipped, 1);        // job 3 never ran
-    assert_int_equal(t.jobs[0].id, 1);     // sorted by submit
-    assert_int_equal(t.jobs[0].processors, 4);   // allocated, as requested is unknown
-    assert_int_equal(t.jobs[0].memory_kb, 2048); // used memory, as requested is unknown
+    assert_int_equal(t.skipped, 1);  // job 3 never ran
+    assert_int_equal(t.jobs[0].id, 1);  // sorted by submit
+    assert_int_equal(t.jobs[0].processors, 4);  // allocated, as requested is unknown
+    assert_int_equal(t.jobs[0].memory_kb, 2048);  // used memory, as requested is unknown
     assert_int_equal(t.jobs[1].processors, 16);
     assert_int_equal(t.jobs[1].requested_time, 600);
     expect_input_error([] { parse_swf("1 2 3\n", "bad.swf"); }, {"bad.swf", "line 1", "3 columns"});
@@ -331,9 +330,10 @@ void swf_records_are_read_and_bad_ones_named(void **) {
 
 void the_job_model_maps_processors_and_memory(void **) {
     ClusterModel m = tiny();
-    Trace t = parse_swf("1 0 -1 100 2 -1 -1 2 -1 4194304 1 1 1 -1 -1 -1 -1 -1\n"  // 4G per processor
-                        "2 5 -1 100 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n",
-                        "t.swf");
+    Trace t = parse_swf(
+        "1 0 -1 100 2 -1 -1 2 -1 4194304 1 1 1 -1 -1 -1 -1 -1\n"  // 4G per processor
+        "2 5 -1 100 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+        "t.swf");
     JobModel jm;
     jm.hot_fraction = 0.5;
     jm.tight_share = 0;
@@ -354,10 +354,10 @@ void the_job_model_maps_processors_and_memory(void **) {
 void the_slowdown_model_is_as_stated(void **) {
     SlowdownModel s;
     s.local_ns = 100;
-    assert_int_equal(s.stretch(1000, 0, 0.5), 1000);    // no hot memory
-    assert_int_equal(s.stretch(1000, 80, 0.5), 1000);   // nearer than local: no speed-up
+    assert_int_equal(s.stretch(1000, 0, 0.5), 1000);  // no hot memory
+    assert_int_equal(s.stretch(1000, 80, 0.5), 1000);  // nearer than local: no speed-up
     assert_int_equal(s.stretch(1000, 300, 0.5), 2000);  // 1 + 0.5 x 2: the job's own alpha
-    s.alpha = 0;                                        // one alpha for all overrides it
+    s.alpha = 0;  // one alpha for all overrides it
     assert_int_equal(s.stretch(1000, 300, 0.5), 1000);
 }
 

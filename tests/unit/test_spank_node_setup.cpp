@@ -75,8 +75,13 @@ static void user_init_sets_hints_and_exit_removes_the_file(void **) {
     char dir[] = "/tmp/morpheus-spank-test-XXXXXX";
     assert_non_null(mkdtemp(dir));
     std::string xml = test_data("hwloc/dgx-8gpu-8nic.xml");
-    env = {{"TMPDIR", dir}, {"SLURMD_NODENAME", "dgx01"}, {"SLURM_JOB_GPUS", "4,5"}, {"SLURM_JOB_NUM_NODES", "2"},
-           {"MORPHEUS_POD", "pod1"}, {"NCCL_CROSS_NIC", "2"}, {"MORPHEUS_MEM_COLD", "256G"}};
+    env = {{"TMPDIR", dir},
+           {"SLURMD_NODENAME", "dgx01"},
+           {"SLURM_JOB_GPUS", "4,5"},
+           {"SLURM_JOB_NUM_NODES", "2"},
+           {"MORPHEUS_POD", "pod1"},
+           {"NCCL_CROSS_NIC", "2"},
+           {"MORPHEUS_MEM_COLD", "256G"}};
     logged.clear();
     errors.clear();
     char arg0[] = "conf=/etc/morpheus.conf";
@@ -117,8 +122,11 @@ static void a_later_step_on_another_node_recomputes_our_values(void **) {
     std::string xml = test_data("hwloc/dgx-8gpu-8nic.xml");
     std::string per_node = std::string(dir) + "/%n";
     // The batch step: no SLURMD_NODENAME yet; the batch host is the job's first node.
-    env = {{"SLURM_JOB_NODELIST", "dgx[01-02]"}, {"SLURM_JOB_GPUS", "4,5"}, {"SLURM_JOB_NUM_NODES", "2"},
-           {"MORPHEUS_POD", "pod1,pod2"}, {"MORPHEUS_POD_NODES", "pod1=dgx01;pod2=dgx[02-03]"},
+    env = {{"SLURM_JOB_NODELIST", "dgx[01-02]"},
+           {"SLURM_JOB_GPUS", "4,5"},
+           {"SLURM_JOB_NUM_NODES", "2"},
+           {"MORPHEUS_POD", "pod1,pod2"},
+           {"MORPHEUS_POD_NODES", "pod1=dgx01;pod2=dgx[02-03]"},
            {"NCCL_CROSS_NIC", "2"}};
     errors.clear();
     struct morpheus_spank_node_args args = {nullptr, nullptr, xml.c_str(), per_node.c_str()};

@@ -260,15 +260,16 @@ static void private_jobs_and_explain(void **) {
     pending.reason = "no blade within 250ns";
     engine.decisions().record(pending);
     auto ask_engine = [&](uint32_t uid, bool privileged, const std::string &q, bool private_jobs) {
-        return answer_status_query(engine.model(), engine.ledger(), engine.decisions(), uid, privileged, q, private_jobs);
+        return answer_status_query(engine.model(), engine.ledger(), engine.decisions(), uid, privileged, q,
+                                   private_jobs);
     };
     for (const char *op : {"{\"op\": \"jobs\"}", "{\"op\": \"status\"}"}) {
         std::string open = ask_engine(1000, false, op, false), closed = ask_engine(1000, false, op, true);
         std::string root = ask_engine(0, true, op, true);
         assert_non_null(std::strstr(closed.c_str(), "\"uid\": 1000"));
         assert_null(std::strstr(closed.c_str(), "\"uid\": 2000"));  // neither running nor pending
-        assert_non_null(std::strstr(open.c_str(), "\"uid\": 2000"));    // without PrivateData: ids, no detail
-        assert_non_null(std::strstr(root.c_str(), "\"uid\": 2000"));    // the privileged see all
+        assert_non_null(std::strstr(open.c_str(), "\"uid\": 2000"));  // without PrivateData: ids, no detail
+        assert_non_null(std::strstr(root.c_str(), "\"uid\": 2000"));  // the privileged see all
     }
     for (bool private_jobs : {false, true}) {
         std::string other = ask_engine(1000, false, "{\"op\": \"explain\", \"job\": 2}", private_jobs);

@@ -76,8 +76,12 @@ static void flag_sizes_without_unit_are_megabytes(void **) {
     parse_memory_flags(r, "64G", nullptr, "512M");
     assert_true(r.hot_per_node == 64ULL << 30);
     assert_true(r.cold_per_node == 512ULL << 20);
-    expect_input_error([] { Request q; parse_memory_flags(q, "18446744073709551615", nullptr, nullptr); },
-                       {"--mem-hot", "more than 2^64"});
+    expect_input_error(
+        [] {
+            Request q;
+            parse_memory_flags(q, "18446744073709551615", nullptr, nullptr);
+        },
+        {"--mem-hot", "more than 2^64"});
 }
 
 // Blade memory as Slurm licenses (accounting): GiB rounded up, over all nodes, per tier.
@@ -96,8 +100,10 @@ static void licenses_count_gib_over_all_nodes(void **) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(sizes_use_powers_of_1024), cmocka_unit_test(size_typos_are_errors),
-        cmocka_unit_test(latencies_parse_with_units), cmocka_unit_test(latency_typos_are_errors),
+        cmocka_unit_test(sizes_use_powers_of_1024),
+        cmocka_unit_test(size_typos_are_errors),
+        cmocka_unit_test(latencies_parse_with_units),
+        cmocka_unit_test(latency_typos_are_errors),
         cmocka_unit_test(formats_round_trip),
         cmocka_unit_test(sizes_are_exact_and_never_wrap),
         cmocka_unit_test(latencies_are_capped_at_one_second),

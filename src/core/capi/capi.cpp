@@ -23,8 +23,8 @@
 
 using namespace morpheus;
 using morpheus::capi::guarded;
-using morpheus::capi::to_request;
 using morpheus::capi::set_error;
+using morpheus::capi::to_request;
 
 struct morpheus_engine {
     Engine engine;
@@ -39,16 +39,13 @@ struct morpheus_plan {
     std::shared_ptr<const ClusterModel> model;
 };
 
-
 namespace {
-
 
 char *dup_or_null(const std::string &s) {
     char *p = static_cast<char *>(std::malloc(s.size() + 1));
     if (p) std::memcpy(p, s.c_str(), s.size() + 1);
     return p;
 }
-
 
 // Keeps the decision for `morpheus explain` and counts it for `morpheus metrics`.
 void remember(Engine &engine, const Request &q, const Decision &d, double seconds) {
@@ -59,8 +56,9 @@ void remember(Engine &engine, const Request &q, const Decision &d, double second
     bool same = previous && previous->verdict == verdict_name(d.verdict) && previous->reason == reason;
     if (seconds > 0 || d.verdict == Verdict::Impossible) log.count_decision(verdict_name(d.verdict), seconds);
     if (d.verdict != Verdict::Placed && !same && !d.pods.empty())
-        log.count_rejection(d.verdict == Verdict::Impossible ? std::string("impossible-") + rule_out_name(d.pods.front().ruled_out)
-                                                             : rule_out_name(d.pods.front().ruled_out));
+        log.count_rejection(d.verdict == Verdict::Impossible
+                                ? std::string("impossible-") + rule_out_name(d.pods.front().ruled_out)
+                                : rule_out_name(d.pods.front().ruled_out));
     // Job id 0 is a submission not yet accepted (job_submit): nothing to explain later.
     if (same || q.job_id == 0) return;  // a pending job re-tested each cycle: keep the first explanation's time
     DecisionRecord r;
@@ -99,8 +97,7 @@ MORPHEUS_API void morpheus_engine_close(morpheus_engine_t **engine) {
     try {
         std::lock_guard<std::mutex> g((*engine)->engine.lock());
         (*engine)->engine.sync();
-    } catch (...) {
-    }
+    } catch (...) {}
     delete *engine;
     *engine = nullptr;
 }
@@ -337,7 +334,8 @@ MORPHEUS_API size_t morpheus_jobs_newly_affected(morpheus_engine_t *e, uint64_t 
 MORPHEUS_API char *morpheus_status_json(morpheus_engine_t *e, uint32_t viewer_uid, int privileged) {
     try {
         std::lock_guard<std::mutex> g(e->engine.lock());
-        return dup_or_null(status_json(e->engine.model(), e->engine.ledger(), privileged ? -1 : static_cast<long>(viewer_uid)));
+        return dup_or_null(
+            status_json(e->engine.model(), e->engine.ledger(), privileged ? -1 : static_cast<long>(viewer_uid)));
     } catch (...) {
         return nullptr;
     }
@@ -376,10 +374,11 @@ MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port
             m.address = e->status->options().address;
             m.max_connections = 16;  // a scraper or two, not a crowd
             try {
-                e->metrics = std::make_unique<StatusService>(std::move(m), [engine](uint32_t, bool, const std::string &) {
-                    std::lock_guard<std::mutex> g(engine->lock());
-                    return metrics_text(engine->model(), engine->ledger(), engine->decisions());
-                });
+                e->metrics =
+                    std::make_unique<StatusService>(std::move(m), [engine](uint32_t, bool, const std::string &) {
+                        std::lock_guard<std::mutex> g(engine->lock());
+                        return metrics_text(engine->model(), engine->ledger(), engine->decisions());
+                    });
             } catch (const InputError &) {
                 e->status.reset();  // both or neither: the watcher retries them together
                 throw;
@@ -443,8 +442,7 @@ MORPHEUS_API void morpheus_forget_decision(morpheus_engine_t *e, uint64_t job_id
     try {
         std::lock_guard<std::mutex> g(e->engine.lock());
         e->engine.decisions().forget(job_id);
-    } catch (...) {
-    }
+    } catch (...) {}
 }
 
 // The ledger as time goes on: each reservation held until its job's end, the request tried on
@@ -452,9 +450,8 @@ MORPHEUS_API void morpheus_forget_decision(morpheus_engine_t *e, uint64_t job_id
 // (inside Planner::earliest_start): the placement it would get then is the one decide() gives.
 MORPHEUS_API int morpheus_earliest_start(morpheus_engine_t *e, const morpheus_request_t *req,
                                          const uint8_t *candidate_nodes, int64_t now, int64_t duration,
-                                         const uint64_t *running_ids, const int64_t *running_ends,
-                                         size_t running_count, int64_t *start, uint8_t *pod_nodes,
-                                         morpheus_error_t *err) {
+                                         const uint64_t *running_ids, const int64_t *running_ends, size_t running_count,
+                                         int64_t *start, uint8_t *pod_nodes, morpheus_error_t *err) {
     return guarded(err, [&] {
         std::lock_guard<std::mutex> g(e->engine.lock());
         const ClusterModel &m = e->engine.model();
@@ -523,8 +520,7 @@ MORPHEUS_API void morpheus_drop_plan(morpheus_engine_t *e, uint64_t job_id) {
     try {
         std::lock_guard<std::mutex> g(e->engine.lock());
         e->engine.plans().drop(job_id);
-    } catch (...) {
-    }
+    } catch (...) {}
 }
 
 MORPHEUS_API size_t morpheus_planned_jobs(morpheus_engine_t *e, int64_t now, uint64_t *ids, size_t max) {

@@ -39,4 +39,3 @@ MORPHEUS_API int morpheus_request_set_flags(morpheus_request_t *req, const char 
 MORPHEUS_API int morpheus_request_wants_memory(const morpheus_request_t *req) {
     return req && (req->hot_per_node || req->cold_per_node);
 }
-

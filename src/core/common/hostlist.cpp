@@ -26,8 +26,9 @@ std::vector<std::string_view> split_top_level(std::string_view expr, const std::
             start = i + 1;
         }
     }
-    if (depth != 0) throw InputError("", where, "unmatched '[' in '" + std::string(expr) + "'",
-                                     "close the range, e.g. gpu[000-127]");
+    if (depth != 0)
+        throw InputError("", where, "unmatched '[' in '" + std::string(expr) + "'",
+                         "close the range, e.g. gpu[000-127]");
     parts.push_back(expr.substr(start));
     return parts;
 }
@@ -67,8 +68,8 @@ std::vector<Range> parse_ranges(std::string_view body, const std::string &where,
         unsigned long a = std::strtoul(std::string(lo).c_str(), nullptr, 10);
         unsigned long b = std::strtoul(std::string(hi).c_str(), nullptr, 10);
         if (b < a)
-            throw InputError("", where, "range '" + std::string(item) + "' runs backwards in '" +
-                                            std::string(expr) + "'");
+            throw InputError("", where,
+                             "range '" + std::string(item) + "' runs backwards in '" + std::string(expr) + "'");
         int width = lo.size() > 1 && lo[0] == '0' ? static_cast<int>(lo.size()) : 0;
         out.push_back({a, b, width});
         if (comma == std::string_view::npos) break;
@@ -79,10 +80,10 @@ std::vector<Range> parse_ranges(std::string_view body, const std::string &where,
 
 // A literal ("gpu") or a bracket group ("[000-127,200]") of one name pattern.
 struct Group {
-    std::string literal;        // when ranges is empty
+    std::string literal;  // when ranges is empty
     std::vector<Range> ranges;
-    size_t count = 1;           // names it stands for
-    size_t longest = 0;         // bytes of its longest piece
+    size_t count = 1;  // names it stands for
+    size_t longest = 0;  // bytes of its longest piece
 };
 
 std::vector<std::string> expand_group(const Group &g) {
@@ -101,14 +102,15 @@ std::vector<std::string> expand_group(const Group &g) {
 // One comma-free name pattern: literal text and bracket groups, expanded as a cartesian
 // product. The product's size (names and bytes) is counted with overflow checks and held
 // against what is left of the budget before a single name is built.
-void expand_one(std::string_view name, const std::string &where, std::string_view expr,
-                HostlistLimits &left, std::vector<std::string> &out) {
+void expand_one(std::string_view name, const std::string &where, std::string_view expr, HostlistLimits &left,
+                std::vector<std::string> &out) {
     std::vector<Group> groups;
     size_t total = 1, name_bytes = 0;
     auto too_many = [&] {
-        return InputError("", where, "hostlist '" + std::string(expr.substr(0, 200)) + "' names too many hosts: more than " +
-                                         std::to_string(left.max_hosts) + " or " +
-                                         std::to_string(left.max_bytes) + " bytes of names (with what came before)",
+        return InputError("", where,
+                          "hostlist '" + std::string(expr.substr(0, 200)) + "' names too many hosts: more than " +
+                              std::to_string(left.max_hosts) + " or " + std::to_string(left.max_bytes) +
+                              " bytes of names (with what came before)",
                           "check the ranges; a fabric holds at most 1000000 nodes");
     };
     while (!name.empty()) {
@@ -169,8 +171,7 @@ std::vector<std::string> expand_hostlist(std::string_view expr, const std::strin
 std::vector<std::string> expand_hostlist(std::string_view expr, const std::string &where, HostlistLimits &limits) {
     std::vector<std::string> out;
     for (std::string_view part : split_top_level(expr, where)) {
-        if (part.empty())
-            throw InputError("", where, "empty host name in '" + std::string(expr) + "'");
+        if (part.empty()) throw InputError("", where, "empty host name in '" + std::string(expr) + "'");
         for (char c : part)
             if (c == ' ' || c == '\t' || c == '\n')
                 throw InputError("", where, "space in hostlist '" + std::string(expr) + "'",
@@ -216,8 +217,7 @@ std::string compress_hostlist(const std::vector<std::string> &names) {
         std::string prefix = n.substr(0, d);
         size_t width = (n[d] == '0' && n.size() - d > 1) ? n.size() - d : 0;
         unsigned long v = std::strtoul(n.c_str() + d, nullptr, 10);
-        if (!runs.empty() && runs.back().prefix == prefix && runs.back().width == width &&
-            runs.back().last + 1 == v) {
+        if (!runs.empty() && runs.back().prefix == prefix && runs.back().width == width && runs.back().last + 1 == v) {
             runs.back().last = v;
         } else if (!runs.empty() && runs.back().prefix == prefix && runs.back().width == width) {
             runs.push_back({prefix, width, v, v});

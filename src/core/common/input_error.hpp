@@ -9,8 +9,11 @@ class InputError : public std::runtime_error {
 public:
     // file: the path (or "" for a command-line value); where: JSON path, "line N" or flag name.
     InputError(std::string file, std::string where, std::string problem, std::string fix = "")
-        : std::runtime_error(compose(file, where, problem, fix)), file_(std::move(file)),
-          where_(std::move(where)), problem_(std::move(problem)), fix_(std::move(fix)) {}
+        : std::runtime_error(compose(file, where, problem, fix)),
+          file_(std::move(file)),
+          where_(std::move(where)),
+          problem_(std::move(problem)),
+          fix_(std::move(fix)) {}
 
     const std::string &file() const { return file_; }
     const std::string &where() const { return where_; }
@@ -18,8 +21,8 @@ public:
     const std::string &fix() const { return fix_; }
 
 private:
-    static std::string compose(const std::string &file, const std::string &where,
-                               const std::string &problem, const std::string &fix) {
+    static std::string compose(const std::string &file, const std::string &where, const std::string &problem,
+                               const std::string &fix) {
         std::string s;
         if (!file.empty()) s += file + ": ";
         if (!where.empty()) s += where + ": ";
@@ -46,8 +49,7 @@ private:
 // what() says why in words a pending reason can carry.
 class Refusal : public InputError {
 public:
-    Refusal(std::string reason, bool impossible)
-        : InputError("", "", std::move(reason)), impossible_(impossible) {}
+    Refusal(std::string reason, bool impossible) : InputError("", "", std::move(reason)), impossible_(impossible) {}
     bool impossible() const { return impossible_; }
 
 private:

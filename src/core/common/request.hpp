@@ -8,11 +8,11 @@ namespace morpheus {
 struct Request {
     uint64_t job_id = 0;
     uint32_t uid = 0;
-    uint32_t nodes = 0;            // 0: derive from gpus
-    uint32_t gpus = 0;             // total GPUs; used when nodes is 0
-    uint64_t hot_per_node = 0;     // bytes of hot memory per allocated node (like --mem)
-    uint64_t hot_latency_ns = 0;   // bound for hot memory; 0: the configured default
-    uint64_t cold_per_node = 0;    // bytes of cold memory per allocated node, any latency
+    uint32_t nodes = 0;  // 0: derive from gpus
+    uint32_t gpus = 0;  // total GPUs; used when nodes is 0
+    uint64_t hot_per_node = 0;  // bytes of hot memory per allocated node (like --mem)
+    uint64_t hot_latency_ns = 0;  // bound for hot memory; 0: the configured default
+    uint64_t cold_per_node = 0;  // bytes of cold memory per allocated node, any latency
 
     bool wants_memory() const { return hot_per_node > 0 || cold_per_node > 0; }
 };

@@ -11,8 +11,8 @@ namespace morpheus {
 namespace {
 
 struct Number {
-    uint64_t whole;          // digits before the dot, exactly
-    double fraction;         // digits after it, as a fraction in [0, 1)
+    uint64_t whole;  // digits before the dot, exactly
+    double fraction;  // digits after it, as a fraction in [0, 1)
     std::string_view suffix;
 };
 
@@ -53,8 +53,7 @@ Number split_number(std::string_view text, const std::string &what, const char *
 bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) !=
-            std::tolower(static_cast<unsigned char>(b[i])))
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
             return false;
     return true;
 }
@@ -95,13 +94,12 @@ uint64_t parse_size(std::string_view text, const std::string &what) {
         case 'T': scale = 1ULL << 40; break;
         case 'P': scale = 1ULL << 50; break;
         default:
-            throw InputError("", what, "unknown size unit '" + std::string(n.suffix) + "' in '" +
-                                           std::string(text) + "'",
+            throw InputError("", what,
+                             "unknown size unit '" + std::string(n.suffix) + "' in '" + std::string(text) + "'",
                              std::string("write it as ") + form);
         }
     } else {
-        throw InputError("", what,
-                         "unknown size unit '" + std::string(n.suffix) + "' in '" + std::string(text) + "'",
+        throw InputError("", what, "unknown size unit '" + std::string(n.suffix) + "' in '" + std::string(text) + "'",
                          std::string("write it as ") + form);
     }
     return checked_product(n, scale, text, what, form);
@@ -120,8 +118,7 @@ uint64_t parse_latency(std::string_view text, const std::string &what) {
     else if (iequals(n.suffix, "s"))
         scale = 1000000000;
     else
-        throw InputError("", what,
-                         "unknown time unit '" + std::string(n.suffix) + "' in '" + std::string(text) + "'",
+        throw InputError("", what, "unknown time unit '" + std::string(n.suffix) + "' in '" + std::string(text) + "'",
                          std::string("write it as ") + form);
     uint64_t ns = checked_product(n, scale, text, what, form);
     if (ns > kMaxLatencyNs)

@@ -12,11 +12,11 @@ namespace morpheus {
 struct DecisionRecord {
     uint64_t job_id = 0;
     uint32_t uid = 0;
-    int64_t when = 0;          // unix seconds
-    std::string verdict;       // placed | pending | impossible
+    int64_t when = 0;  // unix seconds
+    std::string verdict;  // placed | pending | impossible
     std::string reason;
-    std::string explanation;   // explain_text()
-    std::string json;          // decision_json()
+    std::string explanation;  // explain_text()
+    std::string json;  // decision_json()
 };
 
 class DecisionLog {

@@ -61,16 +61,18 @@ void refuse_stranding(const Ledger &ledger, const Inventory &inv, const Fabric &
             uint64_t held = ledger.reserved(b, static_cast<Tier>(t));
             if (held == 0) continue;
             std::string ids = job_list(ledger.holders(b));
-            std::string fix = "drain the blade and wait for jobs " + ids + " to end, or keep the blade in the inventory";
+            std::string fix =
+                "drain the blade and wait for jobs " + ids + " to end, or keep the blade in the inventory";
             if (stock.state == BladeState::Absent)
-                throw InputError(inv.source, "", "blade \"" + fabric.blades[b].name + "\" is missing, but jobs " + ids +
-                                                     " hold " + std::to_string(held) + " bytes of its " +
-                                                     tier_name(static_cast<Tier>(t)), fix);
+                throw InputError(inv.source, "",
+                                 "blade \"" + fabric.blades[b].name + "\" is missing, but jobs " + ids + " hold " +
+                                     std::to_string(held) + " bytes of its " + tier_name(static_cast<Tier>(t)),
+                                 fix);
             if (stock.state != BladeState::Failed && stock.capacity[t] < held)
-                throw InputError(inv.source, "", "blade \"" + fabric.blades[b].name + "\" offers " +
-                                                     std::to_string(stock.capacity[t]) + " bytes of " +
-                                                     tier_name(static_cast<Tier>(t)) + ", but jobs " + ids + " hold " +
-                                                     std::to_string(held),
+                throw InputError(inv.source, "",
+                                 "blade \"" + fabric.blades[b].name + "\" offers " + std::to_string(stock.capacity[t]) +
+                                     " bytes of " + tier_name(static_cast<Tier>(t)) + ", but jobs " + ids + " hold " +
+                                     std::to_string(held),
                                  fix + " with at least that capacity (or mark it failed)");
         }
     }
@@ -86,7 +88,8 @@ Engine::Engine(const std::string &conf_path, const std::string &default_state_fi
     warnings_ = std::move(l.warnings);
     state_file_ = config_.state_file.empty() ? default_state_file_ : config_.state_file;
     if (state_file_.empty())
-        throw InputError(conf_path, "", "no StateFile set and no default given", "add StateFile=/var/spool/slurmctld/morpheus_ledger.json");
+        throw InputError(conf_path, "", "no StateFile set and no default given",
+                         "add StateFile=/var/spool/slurmctld/morpheus_ledger.json");
     ledger_ = Ledger::load(state_file_, model_->fabric());
     inventory_stamp_ = file_stamp(config_.inventory_file);
     mark_affected();

@@ -23,7 +23,8 @@ std::string directory_of(const std::string &path) {
 // Order matters for power loss: the temporary's data must be on disk before the rename
 // installs it, and the rename before we report success, so a power cut leaves the old or the
 // new file, never an empty one. The previous file stays as STATE.prev (a hard link: cheap).
-void write_durably(const std::string &path, const std::string &data, const DurableWrite &how, const DurableFileOps &file_ops) {
+void write_durably(const std::string &path, const std::string &data, const DurableWrite &how,
+                   const DurableFileOps &file_ops) {
     std::string tmp = path + ".new";
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, how.mode);
     if (fd < 0) {
@@ -32,7 +33,8 @@ void write_durably(const std::string &path, const std::string &data, const Durab
     }
     // The mode asked for, whatever the umask; the owner when asked (root rewriting SlurmUser's file).
     (void)::fchmod(fd, how.mode);
-    if ((how.uid != static_cast<uid_t>(-1) || how.gid != static_cast<gid_t>(-1)) && ::fchown(fd, how.uid, how.gid) != 0) {
+    if ((how.uid != static_cast<uid_t>(-1) || how.gid != static_cast<gid_t>(-1)) &&
+        ::fchown(fd, how.uid, how.gid) != 0) {
         // best effort: the file is still written, owned by the writer
     }
     auto fail = [&](const char *what, int e) {

@@ -184,23 +184,28 @@ bool read_regular_file(const std::string &path, std::string *text) {
 std::string recovery_advice(const std::string &path) {
     std::string prev = path + ".prev";
     std::string s = "stop slurmctld; ";
-    if (::access(prev.c_str(), F_OK) == 0) s += "the previous good ledger is " + prev + ": copy it over " + path + ", or ";
-    return s + "remove " + path + " to start with no reservations (slurmctld reserves again for the jobs it recovers running at startup)";
+    if (::access(prev.c_str(), F_OK) == 0)
+        s += "the previous good ledger is " + prev + ": copy it over " + path + ", or ";
+    return s + "remove " + path +
+           " to start with no reservations (slurmctld reserves again for the jobs it recovers running at startup)";
 }
 
 // A reservation must never silently lose memory to a fabric change: its blades and pods are
 // refused when missing. `names` maps each missing blade or pod to the jobs holding it.
-[[noreturn]] void refuse_orphans(const std::string &fabric_file, const std::map<std::string, std::vector<uint64_t>> &names,
-                                 const std::string &context, const std::string &extra_fix) {
+[[noreturn]] void refuse_orphans(const std::string &fabric_file,
+                                 const std::map<std::string, std::vector<uint64_t>> &names, const std::string &context,
+                                 const std::string &extra_fix) {
     std::string problem = context, ids;
     std::set<uint64_t> all;
     for (const auto &[name, jobs] : names) {
-        problem += (problem == context ? " " : "; ") + name + " (held by job" + (jobs.size() > 1 ? "s " : " ") + join_ids(jobs) + ")";
+        problem += (problem == context ? " " : "; ") + name + " (held by job" + (jobs.size() > 1 ? "s " : " ") +
+                   join_ids(jobs) + ")";
         all.insert(jobs.begin(), jobs.end());
     }
     ids = join_ids(std::vector<uint64_t>(all.begin(), all.end()));
-    throw InputError(fabric_file, "", problem + " is not in this fabric",
-                     "drain the blade and wait for jobs " + ids + " to end, or keep the blade (and pod) in the fabric" + extra_fix);
+    throw InputError(
+        fabric_file, "", problem + " is not in this fabric",
+        "drain the blade and wait for jobs " + ids + " to end, or keep the blade (and pod) in the fabric" + extra_fix);
 }
 
 void note_orphan(std::map<std::string, std::vector<uint64_t>> &names, const std::string &what, uint64_t job) {
@@ -229,7 +234,8 @@ std::string Ledger::to_json(const Fabric &fabric) const {
             json_object_set_new(j.p, "job_id", json_integer(static_cast<json_int_t>(id)));
             json_object_set_new(j.p, "uid", json_integer(r.uid));
             json_object_set_new(j.p, "since", json_integer(r.since));
-            json_object_set_new(j.p, "hot_latency_bound_ns", json_integer(static_cast<json_int_t>(r.hot_latency_bound_ns)));
+            json_object_set_new(j.p, "hot_latency_bound_ns",
+                                json_integer(static_cast<json_int_t>(r.hot_latency_bound_ns)));
             json_object_set_new(j.p, "affected", json_boolean(r.affected));
             json_t *pods = json_array();
             for (const PodShare &p : r.pods) {
@@ -302,7 +308,8 @@ Ledger Ledger::load(const std::string &path, const Fabric &fabric) {
             Reservation r;
             r.job_id = j.member("job_id").as_count();
             if (r.job_id == 0) j.member("job_id").fail("job id 0 is not a Slurm job");
-            if (ledger.jobs_.count(r.job_id)) j.member("job_id").fail("job " + std::to_string(r.job_id) + " is listed twice");
+            if (ledger.jobs_.count(r.job_id))
+                j.member("job_id").fail("job " + std::to_string(r.job_id) + " is listed twice");
             uint64_t uid = j.member("uid").as_count();
             if (uid > UINT32_MAX) j.member("uid").fail("uid " + std::to_string(uid) + " does not fit 32 bits");
             r.uid = static_cast<uint32_t>(uid);
@@ -329,9 +336,11 @@ Ledger Ledger::load(const std::string &path, const Fabric &fabric) {
                 if (b < 0) note_orphan(orphans, "blade \"" + blade + "\"", r.job_id);
                 seg.blade = b < 0 ? 0 : static_cast<uint32_t>(b);
                 std::string tier = s.member("tier").as_string(), use = s.member("use").as_string();
-                if (tier != "dram" && tier != "pmem") s.member("tier").fail("unknown tier \"" + tier + "\"", "use \"dram\" or \"pmem\"");
+                if (tier != "dram" && tier != "pmem")
+                    s.member("tier").fail("unknown tier \"" + tier + "\"", "use \"dram\" or \"pmem\"");
                 seg.tier = tier == "pmem" ? Tier::Pmem : Tier::Dram;
-                if (use != "hot" && use != "cold") s.member("use").fail("unknown use \"" + use + "\"", "use \"hot\" or \"cold\"");
+                if (use != "hot" && use != "cold")
+                    s.member("use").fail("unknown use \"" + use + "\"", "use \"hot\" or \"cold\"");
                 seg.use = use == "cold" ? Use::Cold : Use::Hot;
                 seg.bytes = s.member("bytes").as_count();
                 uint64_t latency = s.member("latency_ns").as_count();
@@ -344,7 +353,8 @@ Ledger Ledger::load(const std::string &path, const Fabric &fabric) {
                 if (b >= 0) {
                     uint64_t &slot = ledger.reserved_[seg.blade][static_cast<size_t>(seg.tier)];
                     if (__builtin_add_overflow(slot, seg.bytes, &slot))
-                        s.member("bytes").fail("reservations on blade \"" + blade + "\" " + tier + " add up to more than 2^64 bytes");
+                        s.member("bytes").fail("reservations on blade \"" + blade + "\" " + tier +
+                                               " add up to more than 2^64 bytes");
                 }
                 r.segments.push_back(seg);
             }
@@ -426,7 +436,8 @@ LedgerLock::LedgerLock(const std::string &state_path, Writer who) {
             fd_ = -1;
             for (char &c : h)
                 if (c == '\n') c = ';';
-            throw InputError(state_path, "", "another writer holds the ledger lock " + path + (h.empty() ? "" : " (" + h + ")"),
+            throw InputError(state_path, "",
+                             "another writer holds the ledger lock " + path + (h.empty() ? "" : " (" + h + ")"),
                              "wait for it to finish and retry");
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -442,10 +453,11 @@ LedgerLock::LedgerLock(const std::string &state_path, Writer who) {
             (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) && process_name(pid) == name) {
             ::close(fd_);
             fd_ = -1;
-            throw InputError(state_path, "", "the ledger belongs to a running " + std::string(name) + " (pid " +
-                                                 std::to_string(pid) + ", recorded in " + path +
-                                                 "); its next save would overwrite this change",
-                             "stop slurmctld first, or let slurmctld place the job instead of morpheus place --reserve");
+            throw InputError(
+                state_path, "",
+                "the ledger belongs to a running " + std::string(name) + " (pid " + std::to_string(pid) +
+                    ", recorded in " + path + "); its next save would overwrite this change",
+                "stop slurmctld first, or let slurmctld place the job instead of morpheus place --reserve");
         }
         if (owner.rfind("engine ", 0) != 0) owner.clear();
     } else {

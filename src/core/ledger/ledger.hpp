@@ -22,8 +22,8 @@ struct Segment {
     Tier tier = Tier::Dram;
     Use use = Use::Hot;
     uint64_t bytes = 0;
-    uint32_t latency_ns = 0;   // from the nodes it serves
-    uint32_t pod = 0;          // the pod whose nodes it serves
+    uint32_t latency_ns = 0;  // from the nodes it serves
+    uint32_t pod = 0;  // the pod whose nodes it serves
 };
 
 struct PodShare {
@@ -34,12 +34,12 @@ struct PodShare {
 struct Reservation {
     uint64_t job_id = 0;
     uint32_t uid = 0;
-    int64_t since = 0;                  // unix seconds
+    int64_t since = 0;  // unix seconds
     std::vector<PodShare> pods;
-    std::vector<std::string> nodes;     // node names, when known
+    std::vector<std::string> nodes;  // node names, when known
     std::vector<Segment> segments;
     uint64_t hot_latency_bound_ns = 0;
-    bool affected = false;              // holds memory on a failed blade
+    bool affected = false;  // holds memory on a failed blade
 };
 
 class Ledger {

@@ -15,10 +15,10 @@ namespace morpheus {
 // Scoring weights (morpheus.conf: Weight*=). Pod score = latency*L + headroom*H + packing*P
 // - load*D, each term in [0,1]; see morpheus.conf(5).
 struct Weights {
-    double latency = 1.0;        // nearer hot memory inside the bound
-    double headroom = 0.5;       // more spare hot capacity inside the bound
-    double packing = 1.0;        // best fit of free nodes (leave big holes for big jobs)
-    double load = 0.5;           // avoid busy blades
+    double latency = 1.0;  // nearer hot memory inside the bound
+    double headroom = 0.5;  // more spare hot capacity inside the bound
+    double packing = 1.0;  // best fit of free nodes (leave big holes for big jobs)
+    double load = 0.5;  // avoid busy blades
     double cold_pressure = 1.0;  // keep cold memory off blades that many pods need for hot
 };
 

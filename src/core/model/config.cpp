@@ -45,7 +45,8 @@ double parse_weight(const std::string &value, const std::string &name, const std
     char *end = nullptr;
     double v = std::strtod(value.c_str(), &end);
     if (value.empty() || *end != '\0' || !(v >= 0) || v > 1000)
-        throw InputError(name, where, key + "=" + value + " is not a weight", "give a number from 0 to 1000, e.g. " + key + "=1.0");
+        throw InputError(name, where, key + "=" + value + " is not a weight",
+                         "give a number from 0 to 1000, e.g. " + key + "=1.0");
     return v;
 }
 
@@ -66,7 +67,8 @@ Config parse_config(const std::string &text, const std::string &name) {
         if (line.empty()) continue;
         size_t eq = line.find('=');
         if (eq == std::string::npos)
-            throw InputError(name, where, "\"" + line + "\" is not Key=Value", "write it as Key=Value, e.g. FabricFile=fabric.json");
+            throw InputError(name, where, "\"" + line + "\" is not Key=Value",
+                             "write it as Key=Value, e.g. FabricFile=fabric.json");
         std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
         std::string k = lower(key);
         if (value.empty()) throw InputError(name, where, key + " has no value", "give a value after '='");
@@ -82,8 +84,7 @@ Config parse_config(const std::string &text, const std::string &name) {
                 if (c.placement.default_hot_latency_ns == 0)  // every score divides by the bound
                     throw InputError(name, where, "DefaultHotLatency=" + value + " is a bound no blade can meet",
                                      "give a positive time, e.g. DefaultHotLatency=500ns");
-            }
-            else if (k == "weightlatency")
+            } else if (k == "weightlatency")
                 c.placement.weights.latency = parse_weight(value, name, where, key);
             else if (k == "weightheadroom")
                 c.placement.weights.headroom = parse_weight(value, name, where, key);
@@ -130,7 +131,8 @@ Config parse_config(const std::string &text, const std::string &name) {
                 char *end = nullptr;
                 long v = std::strtol(value.c_str(), &end, 10);
                 if (*end || v < 0 || v > 65535)
-                    throw InputError(name, where, key + "=" + value + " is not a TCP port", "give 1 to 65535, or 0 for none");
+                    throw InputError(name, where, key + "=" + value + " is not a TCP port",
+                                     "give 1 to 65535, or 0 for none");
                 c.status_port = static_cast<uint16_t>(v);
             } else if (k == "metricsport") {
                 char *end = nullptr;
@@ -145,9 +147,10 @@ Config parse_config(const std::string &text, const std::string &name) {
                                  return std::isalnum(ch) || ch == '.' || ch == '-' || ch == ':' || ch == '_';
                              });
                 if (!shape)
-                    throw InputError(name, where, key + "=" + value + " is not an address",
-                                     "give an IP address or host name of the slurmctld host, e.g. StatusAddress=10.0.0.1 "
-                                     "(0.0.0.0 for all addresses)");
+                    throw InputError(
+                        name, where, key + "=" + value + " is not an address",
+                        "give an IP address or host name of the slurmctld host, e.g. StatusAddress=10.0.0.1 "
+                        "(0.0.0.0 for all addresses)");
                 c.status_address = value;
             } else if (k == "licensehot" || k == "licensecold") {
                 // Slurm's license names: letters, digits, '_' and '-' (no ':' or ',').
@@ -160,25 +163,25 @@ Config parse_config(const std::string &text, const std::string &name) {
                                          (k == "licensehot" ? "hot" : "cold") + "_gb");
                 (k == "licensehot" ? c.license_hot : c.license_cold) = value;
             } else {
-                throw InputError(name, where, "unknown key \"" + key + "\"",
-                                 "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, "
-                                 "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
-                                 "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, PlanDepth, StatusPort, StatusAddress, "
-                                 "LicenseHot, LicenseCold, MetricsPort");
+                throw InputError(
+                    name, where, "unknown key \"" + key + "\"",
+                    "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, "
+                    "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
+                    "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, PlanDepth, StatusPort, StatusAddress, "
+                    "LicenseHot, LicenseCold, MetricsPort");
             }
         } catch (const InputError &e) {
             if (!e.file().empty()) throw;
             throw InputError(name, where, e.problem(), e.fix());
         }
     }
-    if (c.fabric_file.empty()) throw InputError(name, "", "FabricFile is not set", "add FabricFile=/etc/slurm/fabric.json");
+    if (c.fabric_file.empty())
+        throw InputError(name, "", "FabricFile is not set", "add FabricFile=/etc/slurm/fabric.json");
     if (c.inventory_file.empty())
         throw InputError(name, "", "InventoryFile is not set", "add InventoryFile=/etc/slurm/inventory.json");
     return c;
 }
 
-Config read_config(const std::string &path) {
-    return parse_config(read_regular_file(path, kMaxInputFileBytes), path);
-}
+Config read_config(const std::string &path) { return parse_config(read_regular_file(path, kMaxInputFileBytes), path); }
 
 }  // namespace morpheus

@@ -11,18 +11,18 @@ enum class BladeFailurePolicy : uint8_t { Requeue, Signal, None };
 const char *policy_name(BladeFailurePolicy p);
 
 struct Config {
-    std::string source;          // the file read ("" for defaults)
-    std::string fabric_file;     // absolute, or relative to the config file's directory
+    std::string source;  // the file read ("" for defaults)
+    std::string fabric_file;  // absolute, or relative to the config file's directory
     std::string inventory_file;
-    std::string state_file;      // "" : the plugin's default under StateSaveLocation
+    std::string state_file;  // "" : the plugin's default under StateSaveLocation
     PlacementSettings placement;
     BladeFailurePolicy failure_policy = BladeFailurePolicy::Requeue;
     uint32_t inventory_check_interval_s = 5;  // how often the inventory file's mtime is looked at
     // Pending jobs (highest priority first) whose planned blade memory a lower-priority job
     // may not take; 0: none.
     uint32_t plan_depth = 8;
-    uint16_t status_port = 0;                 // 0: no status server
-    std::string status_address;               // "" : the plugin's default (slurmctld's address)
+    uint16_t status_port = 0;  // 0: no status server
+    std::string status_address;  // "" : the plugin's default (slurmctld's address)
     // Slurm licenses (slurm.conf Licenses=) that mirror a job's blade memory in GiB, so that
     // sacct, sreport, billing and QOS limits see it; "" : none (LicenseHot=, LicenseCold=).
     std::string license_hot;

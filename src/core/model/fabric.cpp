@@ -60,7 +60,8 @@ int bad_name_byte(const std::string &name) {
     if (name.empty()) return 0;
     for (size_t i = 0; i < name.size(); ++i) {
         char c = name[i];
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return static_cast<int>(i);
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+            return static_cast<int>(i);
     }
     return -1;
 }
@@ -71,8 +72,8 @@ namespace {
 // have only name characters.
 void check_hostlist_chars(const JsonValue &v, const std::string &expr) {
     for (char c : expr)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '[' ||
-              c == ']' || c == ','))
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '[' || c == ']' ||
+              c == ','))
             v.fail("hostlist has the byte " + std::to_string(static_cast<unsigned char>(c)) +
                        ", which no node name may hold",
                    "use letters, digits, '-', '_' and '.' in node names, e.g. gpu[0000-0511]");
@@ -133,7 +134,8 @@ Fabric build(const JsonDocument &doc) {
         }
         pod.first_node = static_cast<uint32_t>(f.node_names.size());
         pod.node_count = static_cast<uint32_t>(nodes.size());
-        pod.gpus_per_node = p.has("gpus_per_node") ? static_cast<uint32_t>(p.member("gpus_per_node").as_count(kMaxGpusPerNode)) : 0;
+        pod.gpus_per_node =
+            p.has("gpus_per_node") ? static_cast<uint32_t>(p.member("gpus_per_node").as_count(kMaxGpusPerNode)) : 0;
         pod.node_latency_ns = p.has("node_latency") ? p.member("node_latency").as_latency() : 0;
         for (std::string &n : nodes) {
             auto [it, fresh] = node_owner.emplace(n, pod.name);

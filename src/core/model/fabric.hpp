@@ -12,11 +12,11 @@ enum class VertexKind : uint8_t { Pod, Switch, Blade };
 
 struct Pod {
     std::string name;
-    uint32_t first_node = 0;   // nodes of a pod are numbered contiguously
+    uint32_t first_node = 0;  // nodes of a pod are numbered contiguously
     uint32_t node_count = 0;
     uint32_t gpus_per_node = 0;
     uint64_t node_latency_ns = 0;  // from a node to the pod's own switch port, added to every path
-    std::string nodes_expr;        // the hostlist as written
+    std::string nodes_expr;  // the hostlist as written
 };
 
 struct Switch {
@@ -42,7 +42,7 @@ constexpr size_t kMaxSwitches = 65536;
 constexpr size_t kMaxBlades = 16384;
 constexpr size_t kMaxLinks = 1000000;
 constexpr size_t kMaxPodBladePairs = 16u << 20;  // entries of the latency table
-constexpr size_t kMaxNodes = 1000000;            // over all pods
+constexpr size_t kMaxNodes = 1000000;  // over all pods
 constexpr size_t kMaxNodeNameBytes = 64u << 20;  // over all pods
 constexpr uint64_t kMaxGpusPerNode = 1024;
 

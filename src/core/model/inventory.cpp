@@ -61,8 +61,9 @@ Inventory build(const JsonDocument &doc, const Fabric &fabric) {
             bool printable = stock.reason.size() <= kMaxBladeReason;
             for (unsigned char ch : stock.reason) printable = printable && ch >= 0x20 && ch != 0x7f;
             if (!printable)
-                b.member("reason").fail("a reason is printable text of at most " + std::to_string(kMaxBladeReason) +
-                                        " bytes", "say why in a short line, e.g. \"DIMM errors, ticket 4711\"");
+                b.member("reason").fail(
+                    "a reason is printable text of at most " + std::to_string(kMaxBladeReason) + " bytes",
+                    "say why in a short line, e.g. \"DIMM errors, ticket 4711\"");
         }
         if (b.has("since")) stock.since = static_cast<int64_t>(b.member("since").as_count(INT64_MAX));
         stock.load = b.number_or("load", 0.0);

@@ -26,15 +26,13 @@ void JsonValue::fail(const std::string &problem, const std::string &fix) const {
     throw InputError(*file_, path_, problem, fix);
 }
 
-bool JsonValue::has(const char *key) const {
-    return json_is_object(value_) && json_object_get(value_, key) != nullptr;
-}
+bool JsonValue::has(const char *key) const { return json_is_object(value_) && json_object_get(value_, key) != nullptr; }
 
 JsonValue JsonValue::member(const char *key) const {
     if (!json_is_object(value_)) fail("expected an object");
     json_t *v = json_object_get(value_, key);
-    if (!v) fail(std::string("missing required field \"") + key + "\"",
-                 std::string("add \"") + key + "\" to this object");
+    if (!v)
+        fail(std::string("missing required field \"") + key + "\"", std::string("add \"") + key + "\" to this object");
     return JsonValue(file_, v, path_ + "." + key);
 }
 
@@ -175,20 +173,18 @@ std::string read_regular_file(const std::string &path, size_t max_bytes) {
         throw InputError(path, "", std::string("cannot read: ") + std::strerror(errno),
                          "check the path and its permissions");
     if (!S_ISREG(st.st_mode))
-        throw InputError(path, "", "not a regular file (a FIFO, device or directory)",
-                         "give the path of a plain file");
+        throw InputError(path, "", "not a regular file (a FIFO, device or directory)", "give the path of a plain file");
     if (static_cast<uint64_t>(st.st_size) > max_bytes)
-        throw InputError(path, "", "file is " + std::to_string(st.st_size) + " bytes, more than the " +
-                                       std::to_string(max_bytes) + " allowed",
-                         "give the right file; real ones are far smaller");
+        throw InputError(
+            path, "",
+            "file is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(max_bytes) + " allowed",
+            "give the right file; real ones are far smaller");
     std::string text;
     char buf[65536];
     for (;;) {
         ssize_t n = ::read(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0)
-            throw InputError(path, "", std::string("cannot read: ") + std::strerror(errno),
-                             "check the file");
+        if (n < 0) throw InputError(path, "", std::string("cannot read: ") + std::strerror(errno), "check the file");
         if (n == 0) break;
         if (text.size() + static_cast<size_t>(n) > max_bytes)  // grew while we read
             throw InputError(path, "", "file is larger than the " + std::to_string(max_bytes) + " bytes allowed",
@@ -211,8 +207,7 @@ JsonDocument JsonDocument::load_string(const std::string &text, const std::strin
     return JsonDocument(name, root);
 }
 
-JsonDocument::JsonDocument(JsonDocument &&other) noexcept
-    : file_(std::move(other.file_)), root_(other.root_) {
+JsonDocument::JsonDocument(JsonDocument &&other) noexcept : file_(std::move(other.file_)), root_(other.root_) {
     other.root_ = nullptr;
 }
 

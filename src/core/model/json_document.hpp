@@ -23,8 +23,8 @@ public:
 
     // Members of an object; `required` members throw when absent.
     bool has(const char *key) const;
-    JsonValue member(const char *key) const;            // required
-    std::vector<JsonValue> elements() const;            // the value must be an array
+    JsonValue member(const char *key) const;  // required
+    std::vector<JsonValue> elements() const;  // the value must be an array
     // The same, refusing more than `max` elements before any is visited.
     std::vector<JsonValue> elements(size_t max, const char *what) const;
     // Every key of the object must be in `known`; an unknown one is an error naming it.
@@ -33,7 +33,7 @@ public:
     // Refuses control characters (they would reach slurmctld's log and terminals unescaped).
     std::string as_string() const;
     double as_number() const;
-    uint64_t as_count() const;                          // non-negative integer
+    uint64_t as_count() const;  // non-negative integer
     // A non-negative integer no larger than `max` (the destination type's range, or a sane cap):
     // 2^32 given for a 32-bit count is an error, never 0.
     uint64_t as_count(uint64_t max) const;

@@ -55,8 +55,9 @@ std::vector<const Link *> best_parallel_links(const Fabric &fabric) {
         if (a->latency_ns != b->latency_ns) return a->latency_ns < b->latency_ns;
         return a->bandwidth_gbps > b->bandwidth_gbps;
     });
-    links.erase(std::unique(links.begin(), links.end(), [&](const Link *a, const Link *b) { return ends(a) == ends(b); }),
-                links.end());
+    links.erase(
+        std::unique(links.begin(), links.end(), [&](const Link *a, const Link *b) { return ends(a) == ends(b); }),
+        links.end());
     return links;
 }
 
@@ -89,14 +90,13 @@ LatencyTable::LatencyTable(const Fabric &fabric)
         recorder.bottleneck = bottleneck.data();
         // Inputs cap each link at kMaxLatencyNs, so sums stay far below kInf; closed_plus
         // saturates at kInf all the same.
-        boost::dijkstra_shortest_paths(
-            view, static_cast<Vertex>(pod),
-            boost::predecessor_map(pred.data())
-                .distance_map(dist.data())
-                .weight_map(boost::get(&EdgeProps::latency_ns, g))
-                .distance_inf(kInf)
-                .distance_combine(boost::closed_plus<uint64_t>(kInf))
-                .visitor(recorder));
+        boost::dijkstra_shortest_paths(view, static_cast<Vertex>(pod),
+                                       boost::predecessor_map(pred.data())
+                                           .distance_map(dist.data())
+                                           .weight_map(boost::get(&EdgeProps::latency_ns, g))
+                                           .distance_inf(kInf)
+                                           .distance_combine(boost::closed_plus<uint64_t>(kInf))
+                                           .visitor(recorder));
 
         const uint64_t extra = fabric.pods[pod].node_latency_ns;
         std::vector<uint32_t> &order = order_[pod];

@@ -14,9 +14,7 @@ using namespace morpheus;
 using morpheus::capi::guarded;
 using morpheus::capi::set_error;
 
-
 namespace {
-
 
 std::string str(const char *s) { return s ? s : ""; }
 

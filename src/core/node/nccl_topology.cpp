@@ -22,9 +22,9 @@ namespace {
 
 // NCCL matches link_speed by prefix against kvDictPciGen (topo.cc); anything else counts as
 // Gen3. The kernel has written the "PCIe" forms since 5.7, and so do we.
-const char *const kNcclSpeeds[] = {"2.5 GT/s", "5 GT/s", "8 GT/s", "16 GT/s", "32 GT/s",
-                                   "2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe", "16.0 GT/s PCIe",
-                                   "32.0 GT/s PCIe", "64.0 GT/s PCIe"};
+const char *const kNcclSpeeds[] = {"2.5 GT/s",       "5 GT/s",         "8 GT/s",        "16 GT/s",
+                                   "32 GT/s",        "2.5 GT/s PCIe",  "5.0 GT/s PCIe", "8.0 GT/s PCIe",
+                                   "16.0 GT/s PCIe", "32.0 GT/s PCIe", "64.0 GT/s PCIe"};
 
 bool known_speed(const std::string &s) {
     for (const char *k : kNcclSpeeds)
@@ -68,8 +68,10 @@ void write_pci(const NodeTopology &t, int i, int depth, std::string &out) {
     std::vector<std::string> nets;
     // NCCL matches a <net> to its device by name: the RDMA device for IB/RoCE, the interface
     // for the socket transport. A NIC with neither is still a NIC in the tree.
-    if (nic && !nic->hca.empty()) nets.push_back(nic->hca);
-    else if (nic) nets = nic->netdevs;
+    if (nic && !nic->hca.empty())
+        nets.push_back(nic->hca);
+    else if (nic)
+        nets = nic->netdevs;
     if (d.children.empty() && nets.empty()) {
         out += "/>\n";
         return;
@@ -97,9 +99,12 @@ std::pair<std::string, std::string> nccl_link(const PciDevice &d) {
     struct Gen {
         const char *name;
         double lane_gbps;
-    } gens[] = {{"2.5 GT/s PCIe", 0.25},          {"5.0 GT/s PCIe", 0.5},
-                {"8.0 GT/s PCIe", 8 * 128.0 / 130 / 8}, {"16.0 GT/s PCIe", 16 * 128.0 / 130 / 8},
-                {"32.0 GT/s PCIe", 32 * 128.0 / 130 / 8}, {"64.0 GT/s PCIe", 64 * 242.0 / 256 / 8}};
+    } gens[] = {{"2.5 GT/s PCIe", 0.25},
+                {"5.0 GT/s PCIe", 0.5},
+                {"8.0 GT/s PCIe", 8 * 128.0 / 130 / 8},
+                {"16.0 GT/s PCIe", 16 * 128.0 / 130 / 8},
+                {"32.0 GT/s PCIe", 32 * 128.0 / 130 / 8},
+                {"64.0 GT/s PCIe", 64 * 242.0 / 256 / 8}};
     for (int width : {16, 8, 4, 2, 1}) {
         for (const Gen &g : gens) {
             double want = g.lane_gbps * width;

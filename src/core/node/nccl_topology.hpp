@@ -24,8 +24,8 @@ std::pair<std::string, std::string> nccl_link(const PciDevice &d);
 // Creates `dir`/`stem`.XXXXXX.xml with mode 0600 (never following or reusing an existing
 // name), owned by uid:gid when the caller is root (-1: leave as is), holding `text`.
 // Returns the path. Throws InputError naming the directory on failure.
-std::string write_private_file(const std::string &dir, const std::string &stem, const std::string &text,
-                               long uid = -1, long gid = -1);
+std::string write_private_file(const std::string &dir, const std::string &stem, const std::string &text, long uid = -1,
+                               long gid = -1);
 
 // How far a GPU is from a NIC, in NCCL's path words.
 enum class PciPath {
@@ -37,8 +37,8 @@ enum class PciPath {
 const char *pci_path_name(PciPath p);  // "PIX", "PXB", "PHB", "SYS"
 
 struct GpuNic {
-    unsigned gpu = 0;   // Gpu::index
-    int nic = -1;       // index into NodeTopology::nics, -1: the node has no usable NIC
+    unsigned gpu = 0;  // Gpu::index
+    int nic = -1;  // index into NodeTopology::nics, -1: the node has no usable NIC
     PciPath path = PciPath::Sys;
 };
 

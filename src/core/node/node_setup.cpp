@@ -67,9 +67,7 @@ bool hints_on(const NodeJob &job) {
 
 // The cold-tier request: the option as given, the request the SPANK plugin stored, or the
 // placement's cold bytes. A malformed value only costs the job its policy, with a warning.
-bool wants_cold(const NodeJob &job, std::vector<std::string> &warnings) {
-    return wants_cold_memory(job, &warnings);
-}
+bool wants_cold(const NodeJob &job, std::vector<std::string> &warnings) { return wants_cold_memory(job, &warnings); }
 
 }  // namespace
 
@@ -211,9 +209,10 @@ std::string tmpdir_of(const NodeJob &job) {
 // the node; SLURMD_NODENAME, as slurmstepd sees it before tasks start, is whatever srun
 // inherited from the batch script, i.e. the batch host's name.
 // The placement variables select/morpheus sets; a heterogeneous job has one set per component.
-constexpr const char *kPlacementNames[] = {MORPHEUS_ENV_POD,         MORPHEUS_ENV_POD_NODES,      MORPHEUS_ENV_HOT_BLADES,
-                                           MORPHEUS_ENV_HOT_BYTES,   MORPHEUS_ENV_HOT_LATENCY_NS, MORPHEUS_ENV_HOT_BOUND_NS,
-                                           MORPHEUS_ENV_COLD_BLADES, MORPHEUS_ENV_COLD_BYTES};
+constexpr const char *kPlacementNames[] = {
+    MORPHEUS_ENV_POD,         MORPHEUS_ENV_POD_NODES,      MORPHEUS_ENV_HOT_BLADES,
+    MORPHEUS_ENV_HOT_BYTES,   MORPHEUS_ENV_HOT_LATENCY_NS, MORPHEUS_ENV_HOT_BOUND_NS,
+    MORPHEUS_ENV_COLD_BLADES, MORPHEUS_ENV_COLD_BYTES};
 
 // The step's component of a heterogeneous job: K where SLURM_JOB_ID_HET_GROUP_K is the step's
 // job id (each component is a job of its own; its steps carry that id). -1: not one.
@@ -304,7 +303,8 @@ NodeSetup prepare_node(const NodeJob &given) {
     NodeTopology t = load_node_topology(job.topology_xml, hints_on(job));
     NodeSetup s = plan_node(given, t);  // settles the node itself, from what the step was given
     if (!s.nccl_xml.empty()) {
-        std::string stem = std::string(kNcclFileStem) + "." + std::to_string(job.job_id) + "." + std::to_string(job.step_id);
+        std::string stem =
+            std::string(kNcclFileStem) + "." + std::to_string(job.job_id) + "." + std::to_string(job.step_id);
         s.nccl_topo_file = write_private_file(tmpdir_of(job), stem, s.nccl_xml, job.uid, job.gid);
         s.env.insert(s.env.begin(), {"NCCL_TOPO_FILE", s.nccl_topo_file});
         // Ours even where the user later sets NCCL_TOPO_FILE, so cleanup never guesses.
@@ -328,9 +328,10 @@ NodeSetup bind_task(const NodeJob &job, const NodeTopology &t, const std::vector
         std::optional<std::string> pol = env_of(job, MORPHEUS_ENV_COLD_POLICY);
         ColdPolicy policy = pol && !pol->empty() ? parse_cold_policy(*pol) : ColdPolicy::Bind;
         s.env = tier_env(c);
-        if (mine) s.env.erase(std::remove_if(s.env.begin(), s.env.end(),
-                                             [](const auto &e) { return e.first == MORPHEUS_ENV_COLD_NUMA_NODES; }),
-                              s.env.end());
+        if (mine)
+            s.env.erase(std::remove_if(s.env.begin(), s.env.end(),
+                                       [](const auto &e) { return e.first == MORPHEUS_ENV_COLD_NUMA_NODES; }),
+                        s.env.end());
         if (apply) apply_membind(membind_plan(c, policy));
     } catch (const std::exception &e) {
         s.warnings.push_back(std::string("cold-tier memory policy not set: ") + e.what());

@@ -19,12 +19,12 @@ namespace morpheus {
 struct NodeJob {
     uint64_t job_id = 0;
     uint32_t step_id = 0;
-    long uid = -1, gid = -1;   // the job's user (-1: leave files to the caller's identity)
-    std::string tmpdir;        // the site's node-local directory, "%n" = node_name ("": $TMPDIR, else /tmp)
-    std::string node_name;     // this node's Slurm name ("": hwloc's host name)
+    long uid = -1, gid = -1;  // the job's user (-1: leave files to the caller's identity)
+    std::string tmpdir;  // the site's node-local directory, "%n" = node_name ("": $TMPDIR, else /tmp)
+    std::string node_name;  // this node's Slurm name ("": hwloc's host name)
     int step_node_index = -1;  // this node's index in SLURM_STEP_NODELIST (wins over node_name); -1: unknown
     std::string topology_xml;  // read this hwloc XML instead of the machine ("": live)
-    int nccl_hints = -1;       // 1 on, 0 off (--nccl-hints=off), -1: MORPHEUS_NCCL_HINTS, default on
+    int nccl_hints = -1;  // 1 on, 0 off (--nccl-hints=off), -1: MORPHEUS_NCCL_HINTS, default on
     std::optional<std::string> mem_cold;  // --mem-cold as given; nullopt: from the environment
     // The job's environment as the user and Slurm set it (nullopt: unset).
     std::function<std::optional<std::string>(const std::string &)> getenv;
@@ -33,9 +33,9 @@ struct NodeJob {
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
 struct NodeSetup {
-    std::string nccl_xml;        // the NCCL topology to write ("": none justified)
+    std::string nccl_xml;  // the NCCL topology to write ("": none justified)
     std::string nccl_topo_file;  // where it was written (prepare_node only)
-    EnvList env;                 // to set without overwriting the user's values
+    EnvList env;  // to set without overwriting the user's values
     std::vector<std::string> warnings;  // for the job's stderr
 };
 

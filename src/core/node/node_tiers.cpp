@@ -66,8 +66,9 @@ TierChoice choose_tiers(const NodeTopology &t, const std::vector<unsigned> &cpus
     for (const NumaNode *n : near) c.cold.push_back(n->os_index);
     std::string host = t.hostname.empty() ? "this node" : "node " + t.hostname;
     if (c.cold.empty())
-        c.warnings.push_back(host + " has no CPU-less (CXL) NUMA node: cold memory (--mem-cold) comes from local DRAM "
-                                    "here, and no cold-tier memory policy was set");
+        c.warnings.push_back(host +
+                             " has no CPU-less (CXL) NUMA node: cold memory (--mem-cold) comes from local DRAM "
+                             "here, and no cold-tier memory policy was set");
     return c;
 }
 

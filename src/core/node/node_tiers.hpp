@@ -10,7 +10,7 @@
 namespace morpheus {
 
 struct TierChoice {
-    std::vector<unsigned> hot;   // DRAM nodes local to the CPUs
+    std::vector<unsigned> hot;  // DRAM nodes local to the CPUs
     std::vector<unsigned> cold;  // CPU-less nodes near those CPUs, nearest first; empty: none here
     std::vector<std::string> warnings;
 };

@@ -142,14 +142,10 @@ std::set<unsigned> parse_list(const std::string &text) {
 // hwloc declares the PCI attributes inside its attribute union, which C++ sees as nested.
 using PciAttr = hwloc_obj_attr_u::hwloc_pcidev_attr_s;
 
-bool is_far_subtype(const std::string &s) {
-    return s == "CXL-DRAM" || s == "CXL-NVM" || s == "NVM" || s == "SPM";
-}
+bool is_far_subtype(const std::string &s) { return s == "CXL-DRAM" || s == "CXL-NVM" || s == "NVM" || s == "SPM"; }
 bool is_fast_subtype(const std::string &s) { return s == "MCDRAM" || s == "HBM" || s == "GPUMemory"; }
 
-bool is_nvidia_gpu(const PciAttr &p) {
-    return p.vendor_id == 0x10de && (p.class_id == 0x0302 || p.class_id == 0x0300);
-}
+bool is_nvidia_gpu(const PciAttr &p) { return p.vendor_id == 0x10de && (p.class_id == 0x0302 || p.class_id == 0x0300); }
 bool is_nic(const PciAttr &p) { return p.class_id == 0x0200 || p.class_id == 0x0207; }
 
 std::string busid_of(const PciAttr &p) {
@@ -191,7 +187,8 @@ public:
 private:
     void read_numa(NodeTopology &t) {
         std::vector<hwloc_obj_t> objs;
-        for (hwloc_obj_t n = nullptr; (n = hwloc_get_next_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, n));) objs.push_back(n);
+        for (hwloc_obj_t n = nullptr; (n = hwloc_get_next_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, n));)
+            objs.push_back(n);
         std::sort(objs.begin(), objs.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
         // On the live machine the kernel says which nodes have CPUs; an XML export does not
         // carry that, so there the tier is inferred from where hwloc attached the node.
@@ -270,7 +267,8 @@ private:
         }
         std::sort(gpus.begin(), gpus.end());
         for (size_t k = 0; k < gpus.size(); ++k) t.gpus.push_back(Gpu{gpus[k].second, static_cast<unsigned>(k)});
-        std::sort(t.nics.begin(), t.nics.end(), [&](const Nic &a, const Nic &b) { return t.pci[a.pci].busid < t.pci[b.pci].busid; });
+        std::sort(t.nics.begin(), t.nics.end(),
+                  [&](const Nic &a, const Nic &b) { return t.pci[a.pci].busid < t.pci[b.pci].busid; });
     }
 
     void visit(hwloc_obj_t o, NodeTopology &t, const std::set<hwloc_obj_t> &keep, std::map<hwloc_obj_t, int> &index) {
@@ -290,8 +288,10 @@ private:
         d.subdevice = a.subdevice_id;
         d.link_gbps = a.linkspeed;
         d.name = info(o, "PCIDevice");
-        if (o->type == HWLOC_OBJ_BRIDGE) d.kind = PciKind::Bridge;
-        else d.kind = is_nvidia_gpu(a) ? PciKind::Gpu : PciKind::Nic;
+        if (o->type == HWLOC_OBJ_BRIDGE)
+            d.kind = PciKind::Bridge;
+        else
+            d.kind = is_nvidia_gpu(a) ? PciKind::Gpu : PciKind::Nic;
         auto up = index.find(o->parent);
         d.parent = up == index.end() ? -1 : up->second;
         d.numa = d.parent >= 0 ? t.pci[d.parent].numa : local_numa(o, t);
@@ -329,7 +329,8 @@ private:
         }
         if (local.empty()) return t.numa.empty() ? -1 : static_cast<int>(t.numa.front().os_index);
         if (local.size() > 1 && anc == hwloc_get_root_obj(topo_)) {
-            t.warnings.push_back("PCI device " + busid_of(pci_attr(o)) + " has no known NUMA locality; listed under NUMA node " +
+            t.warnings.push_back("PCI device " + busid_of(pci_attr(o)) +
+                                 " has no known NUMA locality; listed under NUMA node " +
                                  std::to_string(local.front()));
         }
         return static_cast<int>(local.front());
@@ -367,7 +368,8 @@ NodeTopology load_node_topology(const std::string &xml_path, bool io) {
         bool here = hwloc_topology_is_thissystem(topo.get());
         return Reader(topo.get(), here).read(here ? "live" : std::string(env && *env ? env : "?") + " (HWLOC_XMLFILE)");
     }
-    TopologyPtr topo = open_topology(xml_path, io, [&](hwloc_topology_t t) { return hwloc_topology_set_xml(t, xml_path.c_str()); });
+    TopologyPtr topo =
+        open_topology(xml_path, io, [&](hwloc_topology_t t) { return hwloc_topology_set_xml(t, xml_path.c_str()); });
     return Reader(topo.get(), false).read(xml_path);
 }
 

@@ -54,7 +54,7 @@ public:
     }
 
 private:
-    void grow_trees();                    // the segment trees over entries_
+    void grow_trees();  // the segment trees over entries_
     size_t upper_bound(int64_t t) const;  // entries with from <= t
     size_t first_long(size_t i, int64_t at_least) const;  // first entry at or after i that long
 
@@ -68,7 +68,7 @@ private:
     }
 
     std::vector<Entry> entries_;  // by from
-    size_t leaves_ = 0;           // a power of two >= entries_.size()
+    size_t leaves_ = 0;  // a power of two >= entries_.size()
     // Segment trees over entries_ (node 1 the root, children 2n and 2n+1): the latest end and
     // the longest stretch below each node.
     std::vector<int64_t> max_to_, max_length_;

@@ -21,7 +21,7 @@ namespace morpheus {
 struct NodePlan {
     std::vector<std::vector<PodShare>> steps;
     std::vector<std::vector<uint32_t>> exact;  // per step: the only nodes allowed, or empty
-    std::vector<std::string> names;            // per step: "pod1,pod2", for the log
+    std::vector<std::string> names;  // per step: "pod1,pod2", for the log
 };
 NodePlan plan_of(const ClusterModel &model, const Decision &placed, const std::vector<uint8_t> &free_nodes);
 

@@ -10,8 +10,7 @@ namespace {
 
 template <typename Steps>
 auto first_after(Steps &steps, int64_t t) {
-    return std::upper_bound(steps.begin(), steps.end(), t,
-                            [](int64_t v, const auto &s) { return v < s.time; });
+    return std::upper_bound(steps.begin(), steps.end(), t, [](int64_t v, const auto &s) { return v < s.time; });
 }
 
 }  // namespace
@@ -79,8 +78,7 @@ void MemoryTimeline::below(uint64_t cap, std::vector<Stretch> &out) const {
 }
 
 size_t MemoryTimeline::split(int64_t t) {
-    auto it = std::lower_bound(steps_.begin(), steps_.end(), t,
-                               [](const Step &s, int64_t v) { return s.time < v; });
+    auto it = std::lower_bound(steps_.begin(), steps_.end(), t, [](const Step &s, int64_t v) { return s.time < v; });
     if (it != steps_.end() && it->time == t) return static_cast<size_t>(it - steps_.begin());
     uint64_t level = it == steps_.begin() ? 0 : std::prev(it)->level;
     const auto at = it - steps_.begin();  // before insert(), which may move the storage

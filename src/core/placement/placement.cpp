@@ -83,8 +83,8 @@ uint64_t available(const ClusterModel &m, const Ledger &l, const Overlay &o, uin
     return f > used ? f - used : 0;
 }
 
-PodAssessment assess(const ClusterModel &m, const Ledger &l, const Request &req, uint32_t pod,
-                     uint32_t free_nodes, uint64_t bound, bool ideal) {
+PodAssessment assess(const ClusterModel &m, const Ledger &l, const Request &req, uint32_t pod, uint32_t free_nodes,
+                     uint64_t bound, bool ideal) {
     const Weights &w = m.settings().weights;
     const LatencyTable &t = m.latency();
     PodAssessment a;
@@ -126,15 +126,16 @@ PodAssessment assess(const ClusterModel &m, const Ledger &l, const Request &req,
             a.load_term = weighted_load / static_cast<double>(filled);
         }
         a.latency_term = bound ? 1.0 - a.mean_hot_latency_ns / static_cast<double>(bound) : 0.0;
-        a.headroom_term = std::min(kHeadroomCap, static_cast<double>(a.hot_free_in_bound) /
-                                                     static_cast<double>(a.hot_needed)) / kHeadroomCap;
+        a.headroom_term =
+            std::min(kHeadroomCap, static_cast<double>(a.hot_free_in_bound) / static_cast<double>(a.hot_needed)) /
+            kHeadroomCap;
     } else {
         a.latency_term = 1.0;
         a.headroom_term = 1.0;
     }
     a.packing_term = free_nodes ? std::min(1.0, static_cast<double>(a.nodes_needed) / free_nodes) : 0.0;
-    a.score = w.latency * a.latency_term + w.headroom * a.headroom_term + w.packing * a.packing_term -
-              w.load * a.load_term;
+    a.score =
+        w.latency * a.latency_term + w.headroom * a.headroom_term + w.packing * a.packing_term - w.load * a.load_term;
     if (a.hot_needed && a.nearest_ns > bound && a.hot_free_in_bound == 0 && a.hot_unusable_in_bound == 0)
         a.ruled_out = RuleOut::NoBladeInBound;
     else if (a.hot_free_in_bound < a.hot_needed)
@@ -162,8 +163,8 @@ double hot_blade_cost(const ClusterModel &m, uint32_t blade, uint32_t lat, uint6
     return order + m.settings().weights.load * m.inventory().blades[blade].load;
 }
 
-bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare &share, uint64_t need,
-              uint64_t bound, std::vector<Segment> &out) {
+bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare &share, uint64_t need, uint64_t bound,
+              std::vector<Segment> &out) {
     if (need == 0) return true;
     const LatencyTable &t = m.latency();
     struct Candidate {
@@ -251,7 +252,8 @@ std::string summarize_refusal(const ClusterModel &m, const std::vector<PodAssess
     const PodAssessment *closest_hot = nullptr, *closest_nodes = nullptr, *nearest = nullptr;
     for (const PodAssessment &a : pods) {
         counts[a.ruled_out]++;
-        if (a.ruled_out == RuleOut::HotCapacity && (!closest_hot || a.hot_free_in_bound > closest_hot->hot_free_in_bound))
+        if (a.ruled_out == RuleOut::HotCapacity &&
+            (!closest_hot || a.hot_free_in_bound > closest_hot->hot_free_in_bound))
             closest_hot = &a;
         if (a.ruled_out == RuleOut::FreeNodes && (!closest_nodes || a.free_nodes > closest_nodes->free_nodes))
             closest_nodes = &a;
@@ -262,21 +264,23 @@ std::string summarize_refusal(const ClusterModel &m, const std::vector<PodAssess
     auto pods_word = [](int n) { return std::to_string(n) + (n == 1 ? " pod" : " pods"); };
     auto verb = [](int n, const char *one, const char *many) { return std::string(n == 1 ? one : many); };
     if (counts[RuleOut::NoBladeInBound])
-        add(pods_word(counts[RuleOut::NoBladeInBound]) + verb(counts[RuleOut::NoBladeInBound], " has", " have") + " no blade within " + format_latency(bound) +
-            " (nearest: " + format_latency(nearest->nearest_ns) + " from " + m.fabric().pods[nearest->pod].name + ")");
+        add(pods_word(counts[RuleOut::NoBladeInBound]) + verb(counts[RuleOut::NoBladeInBound], " has", " have") +
+            " no blade within " + format_latency(bound) + " (nearest: " + format_latency(nearest->nearest_ns) +
+            " from " + m.fabric().pods[nearest->pod].name + ")");
     if (counts[RuleOut::HotCapacity])
-        add(pods_word(counts[RuleOut::HotCapacity]) + verb(counts[RuleOut::HotCapacity], " lacks", " lack") + " hot memory within " + format_latency(bound) + " (best: " +
-            m.fabric().pods[closest_hot->pod].name + " has " + format_size(closest_hot->hot_free_in_bound) + " of " +
-            format_size(closest_hot->hot_needed) +
-            (closest_hot->hot_unusable_in_bound ? ", " + format_size(closest_hot->hot_unusable_in_bound) +
-                                                      " more on failed or draining blades"
-                                                : std::string()) +
+        add(pods_word(counts[RuleOut::HotCapacity]) + verb(counts[RuleOut::HotCapacity], " lacks", " lack") +
+            " hot memory within " + format_latency(bound) + " (best: " + m.fabric().pods[closest_hot->pod].name +
+            " has " + format_size(closest_hot->hot_free_in_bound) + " of " + format_size(closest_hot->hot_needed) +
+            (closest_hot->hot_unusable_in_bound
+                 ? ", " + format_size(closest_hot->hot_unusable_in_bound) + " more on failed or draining blades"
+                 : std::string()) +
             ")");
     if (counts[RuleOut::FreeNodes])
-        add(pods_word(counts[RuleOut::FreeNodes]) + verb(counts[RuleOut::FreeNodes], " lacks", " lack") + " free nodes (best: " +
-            m.fabric().pods[closest_nodes->pod].name + " has " + std::to_string(closest_nodes->free_nodes) + " of " +
-            std::to_string(closest_nodes->nodes_needed) + ")");
-    if (counts[RuleOut::NoGpus]) add(pods_word(counts[RuleOut::NoGpus]) + verb(counts[RuleOut::NoGpus], " has", " have") + " no GPUs");
+        add(pods_word(counts[RuleOut::FreeNodes]) + verb(counts[RuleOut::FreeNodes], " lacks", " lack") +
+            " free nodes (best: " + m.fabric().pods[closest_nodes->pod].name + " has " +
+            std::to_string(closest_nodes->free_nodes) + " of " + std::to_string(closest_nodes->nodes_needed) + ")");
+    if (counts[RuleOut::NoGpus])
+        add(pods_word(counts[RuleOut::NoGpus]) + verb(counts[RuleOut::NoGpus], " has", " have") + " no GPUs");
     if (!extra.empty()) add(extra);
     return s;
 }
@@ -408,8 +412,8 @@ Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req,
             p.score = a.score;
             d.placement = std::move(p);
             d.verdict = Verdict::Placed;
-            d.reason = "pod " + f.pods[a.pod].name + " ranks first of " + std::to_string(d.pods.size()) +
-                       " (score " + std::to_string(a.score).substr(0, 5) + ")";
+            d.reason = "pod " + f.pods[a.pod].name + " ranks first of " + std::to_string(d.pods.size()) + " (score " +
+                       std::to_string(a.score).substr(0, 5) + ")";
             return d;
         }
     }

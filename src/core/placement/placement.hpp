@@ -24,7 +24,7 @@ struct PodAssessment {
     RuleOut ruled_out = RuleOut::None;
     uint32_t free_nodes = 0;
     uint32_t nodes_needed = 0;
-    uint64_t hot_needed = 0;         // bytes, for nodes_needed nodes
+    uint64_t hot_needed = 0;  // bytes, for nodes_needed nodes
     uint64_t hot_free_in_bound = 0;  // on blades admitting reservations (capped at 4x need)
     uint64_t hot_unusable_in_bound = 0;  // capacity on failed or draining blades inside the bound
     uint32_t nearest_ns = kUnreachable;
@@ -42,8 +42,8 @@ struct Placement {
 
 struct Decision {
     Verdict verdict = Verdict::Pending;
-    std::string reason;           // one line: why placed here, or why not
-    Placement placement;          // set when Placed
+    std::string reason;  // one line: why placed here, or why not
+    Placement placement;  // set when Placed
     std::vector<PodAssessment> pods;  // every pod, best first, ruled-out pods last
 };
 

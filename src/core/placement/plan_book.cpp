@@ -12,8 +12,7 @@ bool outranks(uint32_t priority, int64_t submit, uint64_t job_id, const PendingP
     return job_id < b.job_id;
 }
 
-void hold_running_jobs(Planner &planner, const Ledger &ledger, const std::map<uint64_t, int64_t> &ends,
-                       int64_t now) {
+void hold_running_jobs(Planner &planner, const Ledger &ledger, const std::map<uint64_t, int64_t> &ends, int64_t now) {
     for (const auto &[id, r] : ledger.reservations()) {
         auto it = ends.find(id);
         int64_t end = it == ends.end() || it->second >= kForever ? kForever : it->second;
@@ -24,9 +23,8 @@ void hold_running_jobs(Planner &planner, const Ledger &ledger, const std::map<ui
 
 bool PlanBook::keep(PendingPlan plan, uint32_t depth) {
     drop(plan.job_id);
-    auto at = std::find_if(plans_.begin(), plans_.end(), [&](const PendingPlan &p) {
-        return outranks(plan.priority, plan.submit, plan.job_id, p);
-    });
+    auto at = std::find_if(plans_.begin(), plans_.end(),
+                           [&](const PendingPlan &p) { return outranks(plan.priority, plan.submit, plan.job_id, p); });
     if (static_cast<size_t>(at - plans_.begin()) >= depth) return false;
     plans_.insert(at, std::move(plan));
     if (plans_.size() > depth) plans_.resize(depth);

@@ -15,12 +15,12 @@ namespace morpheus {
 
 struct PendingPlan {
     uint64_t job_id = 0;
-    uint32_t priority = 0;   // Slurm's job priority: higher first
-    int64_t submit = 0;      // ties: the earlier submitted first
+    uint32_t priority = 0;  // Slurm's job priority: higher first
+    int64_t submit = 0;  // ties: the earlier submitted first
     std::vector<Segment> segments;
-    int64_t start = 0;       // planned start
+    int64_t start = 0;  // planned start
     int64_t end = kForever;  // start + time limit
-    int64_t made_at = 0;     // when backfill last planned it
+    int64_t made_at = 0;  // when backfill last planned it
 };
 
 // Whether a job (priority, submit, id) comes before b in the plan order.
@@ -28,8 +28,7 @@ bool outranks(uint32_t priority, int64_t submit, uint64_t job_id, const PendingP
 
 // Running jobs hold their reservations until their ends (`ends`, by job id; a job not listed
 // holds its memory for ever); a job past its end still holds it now, Slurm ends it soon.
-void hold_running_jobs(Planner &planner, const Ledger &ledger, const std::map<uint64_t, int64_t> &ends,
-                       int64_t now);
+void hold_running_jobs(Planner &planner, const Ledger &ledger, const std::map<uint64_t, int64_t> &ends, int64_t now);
 
 class PlanBook {
 public:
@@ -49,8 +48,7 @@ public:
     // the running jobs; nullptr when none. A job is never delayed by its own plan.
     const PendingPlan *delayed_by(const Inventory &inventory, const Ledger &ledger,
                                   const std::map<uint64_t, int64_t> &running_ends, uint64_t job_id, uint32_t priority,
-                                  int64_t submit, const std::vector<Segment> &segments, int64_t from,
-                                  int64_t to) const;
+                                  int64_t submit, const std::vector<Segment> &segments, int64_t from, int64_t to) const;
 
 private:
     std::vector<PendingPlan> plans_;  // in plan order, highest priority first

@@ -196,7 +196,8 @@ namespace {
 bool list_instead(size_t looked, size_t hits, uint64_t have, uint64_t target, size_t left, size_t blades) {
     double to_go = static_cast<double>(left);
     if (have > 0 && target > have)
-        to_go = std::min(to_go, static_cast<double>(looked) * static_cast<double>(target - have) / static_cast<double>(have));
+        to_go = std::min(to_go,
+                         static_cast<double>(looked) * static_cast<double>(target - have) / static_cast<double>(have));
     const double listed = static_cast<double>(hits) * static_cast<double>(blades) / static_cast<double>(looked);
     return to_go > 2 * listed;
 }
@@ -253,10 +254,10 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
         // walk stops after a few; or few blades in the bound), then the others with room as
         // the index lists them, or when it lists too many, the rest of the order directly.
         const std::vector<uint32_t> &order = lat.blades_by_latency(s.pod);
-        const size_t in_order = static_cast<size_t>(
-            std::upper_bound(order.begin(), order.end(), bound,
-                             [&](uint64_t v, uint32_t b) { return v < lat.latency(s.pod, b); }) -
-            order.begin());
+        const size_t in_order =
+            static_cast<size_t>(std::upper_bound(order.begin(), order.end(), bound,
+                                                 [&](uint64_t v, uint32_t b) { return v < lat.latency(s.pod, b); }) -
+                                order.begin());
         auto key = [&](uint32_t b) { return uint64_t{lat.latency(s.pod, b)} << 32 | b; };
         uint64_t have = 0;
         walk_.clear();
@@ -415,9 +416,9 @@ std::string Planner::say_why(const ClusterModel &m, const Request &req, const st
            std::to_string(effective_bound(m, req)) + "ns";
 }
 
-std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request &req, const std::vector<PodShare> &pods,
-                                            int64_t now, int64_t duration, int64_t nodes_free_at,
-                                            std::string *why) const {
+std::optional<Slot> Planner::earliest_start(const ClusterModel &m, const Request &req,
+                                            const std::vector<PodShare> &pods, int64_t now, int64_t duration,
+                                            int64_t nodes_free_at, std::string *why) const {
     if (pods.empty()) {
         if (why) *why = "no nodes";
         return std::nullopt;

@@ -25,8 +25,8 @@ struct Hold {
     std::vector<Segment> segments;
     int64_t start = 0;
     int64_t end = kForever;
-    bool planned = false;   // a pending job's plan, dropped by clear_planned()
-    uint32_t order = 0;     // planned jobs: position in priority order, 0 first
+    bool planned = false;  // a pending job's plan, dropped by clear_planned()
+    uint32_t order = 0;  // planned jobs: position in priority order, 0 first
 };
 
 // How the earliest-start search trades the room index against walking blades directly. The

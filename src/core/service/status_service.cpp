@@ -26,9 +26,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kAcceptBurst = 64;             // accepts per loop turn, so open connections get served too
+constexpr int kAcceptBurst = 64;  // accepts per loop turn, so open connections get served too
 constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);  // after EMFILE and the like
-constexpr size_t kMaxDrain = 64 * 1024;      // bytes read and dropped after a reply, before closing
+constexpr size_t kMaxDrain = 64 * 1024;  // bytes read and dropped after a reply, before closing
 
 std::string error_reply(const std::string &message) {
     std::string escaped;
@@ -116,7 +116,7 @@ struct StatusService::Connection {
     int fd = -1;
     Phase phase = Phase::Request;
     Clock::time_point deadline;
-    std::string in;   // the request line so far
+    std::string in;  // the request line so far
     std::string out;  // the reply
     size_t sent = 0, drained = 0;
 };
@@ -308,9 +308,10 @@ void StatusService::serve() {
                     case ReadResult::Gone: keep = false; break;
                     case ReadResult::TooLarge:
                         // Refused before decoding: a credential is never that long.
-                        c.out = options_.http ? http_reply(431, "Request Header Fields Too Large", "request too large\n")
-                                              : error_reply("request too large (over " +
-                                                            std::to_string(options_.max_request) + " bytes)");
+                        c.out = options_.http
+                                    ? http_reply(431, "Request Header Fields Too Large", "request too large\n")
+                                    : error_reply("request too large (over " + std::to_string(options_.max_request) +
+                                                  " bytes)");
                         keep = start_reply(c);
                         break;
                     case ReadResult::Line:

@@ -25,14 +25,14 @@ struct StatusServiceOptions {
     using Authenticator = std::function<std::string(const std::string &line, Credential &out)>;
 
     std::string address = "127.0.0.1";  // IPv4/IPv6 literal or host name; "0.0.0.0" or "::" for all
-    uint16_t port = 0;                   // 0: any free port (tests)
+    uint16_t port = 0;  // 0: any free port (tests)
     std::vector<uint32_t> privileged_uids;  // besides root
-    bool private_jobs = false;              // Slurm's PrivateData=jobs
-    int request_deadline_ms = 2000;         // accept to the full request line
-    int reply_deadline_ms = 5000;           // the whole reply sent (a client that never reads goes)
-    size_t max_request = 8192;              // bytes of the request line, checked before decoding
-    size_t max_connections = 128;           // open at once; over it the oldest is dropped
-    Authenticator authenticate;             // empty: munge_decode
+    bool private_jobs = false;  // Slurm's PrivateData=jobs
+    int request_deadline_ms = 2000;  // accept to the full request line
+    int reply_deadline_ms = 5000;  // the whole reply sent (a client that never reads goes)
+    size_t max_request = 8192;  // bytes of the request line, checked before decoding
+    size_t max_connections = 128;  // open at once; over it the oldest is dropped
+    Authenticator authenticate;  // empty: munge_decode
     // HTTP instead of munge lines: GET /metrics only, no authentication, so answer() must
     // give aggregate figures only (the Prometheus endpoint, MetricsPort=). The request ends
     // at the blank line after the headers; the same deadlines and caps apply.

@@ -90,8 +90,9 @@ std::string explain_text(const ClusterModel &m, const Request &req, const Decisi
     if (d.verdict == Verdict::Placed) {
         const Placement &p = d.placement;
         if (req.hot_per_node && m.settings().hot_blade_order == HotBladeOrder::Slack)
-            out += "  hot blades by slack (HotBladeOrder=slack): farthest first inside the bound, leaving near\n"
-                   "  memory to tighter jobs\n";
+            out +=
+                "  hot blades by slack (HotBladeOrder=slack): farthest first inside the bound, leaving near\n"
+                "  memory to tighter jobs\n";
         for (const PodShare &s : p.pods)
             out += "  pod " + f.pods[s.pod].name + ": " + std::to_string(s.nodes) + " nodes\n";
         for (const Segment &g : p.segments) {
@@ -155,14 +156,16 @@ std::string decision_json(const ClusterModel &m, const Request &req, const Decis
         json_t *o = json_object();
         json_object_set_new(o, "pod", json_string(f.pods[a.pod].name.c_str()));
         json_object_set_new(o, "eligible", json_boolean(a.ruled_out == RuleOut::None));
-        json_object_set_new(o, "ruled_out_by", a.ruled_out == RuleOut::None ? json_null() : json_string(rule_out_name(a.ruled_out)));
+        json_object_set_new(o, "ruled_out_by",
+                            a.ruled_out == RuleOut::None ? json_null() : json_string(rule_out_name(a.ruled_out)));
         if (a.ruled_out != RuleOut::None)
             json_object_set_new(o, "why", json_string(rule_out_words(m, a, bound).c_str()));
         json_object_set_new(o, "free_nodes", json_integer(a.free_nodes));
         json_object_set_new(o, "nodes_needed", json_integer(a.nodes_needed));
         json_object_set_new(o, "hot_needed", json_integer(static_cast<json_int_t>(a.hot_needed)));
         json_object_set_new(o, "hot_free_in_bound", json_integer(static_cast<json_int_t>(a.hot_free_in_bound)));
-        json_object_set_new(o, "nearest_blade_ns", a.nearest_ns == kUnreachable ? json_null() : json_integer(a.nearest_ns));
+        json_object_set_new(o, "nearest_blade_ns",
+                            a.nearest_ns == kUnreachable ? json_null() : json_integer(a.nearest_ns));
         json_object_set_new(o, "score", json_real(a.score));
         json_t *terms = json_object();
         json_object_set_new(terms, "latency", json_real(a.latency_term));
@@ -270,8 +273,9 @@ std::string status_json(const ClusterModel &m, const Ledger &l, long viewer) {
         json_object_set_new(o, "hot_capacity", json_integer(static_cast<json_int_t>(cap)));
         json_object_set_new(o, "hot_reserved", json_integer(static_cast<json_int_t>(res)));
         json_object_set_new(o, "hot_free", json_integer(static_cast<json_int_t>(fr)));
-        json_object_set_new(o, "nearest_blade_ns",
-                            m.latency().nearest(p) == kUnreachable ? json_null() : json_integer(m.latency().nearest(p)));
+        json_object_set_new(
+            o, "nearest_blade_ns",
+            m.latency().nearest(p) == kUnreachable ? json_null() : json_integer(m.latency().nearest(p)));
         // Free hot memory by latency class: half, once and twice the default bound, so an
         // admin sees what a tight, a default and a loose --mem-hot-latency would find.
         json_t *classes = json_array();
@@ -300,7 +304,8 @@ std::string status_json(const ClusterModel &m, const Ledger &l, long viewer) {
             json_object_set_new(o, "pods", json_string(pods_words(f, r.pods).c_str()));
             json_object_set_new(o, "since", json_integer(r.since));
             json_object_set_new(o, "nodes", json_string(compress_hostlist(r.nodes).c_str()));
-            json_object_set_new(o, "hot_latency_bound_ns", json_integer(static_cast<json_int_t>(r.hot_latency_bound_ns)));
+            json_object_set_new(o, "hot_latency_bound_ns",
+                                json_integer(static_cast<json_int_t>(r.hot_latency_bound_ns)));
             json_object_set_new(o, "affected", json_boolean(r.affected));
             json_t *segs = json_array();
             for (const Segment &g : r.segments) json_array_append_new(segs, segment_json(f, g));

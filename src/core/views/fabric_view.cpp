@@ -10,7 +10,8 @@ std::string fabric_json(const ClusterModel &m, const Ledger &l) {
     const Fabric &f = m.fabric();
     const Inventory &inv = m.inventory();
     json_t *root = json_object();
-    json_object_set_new(root, "hot_bound_ns", json_integer(static_cast<json_int_t>(m.settings().default_hot_latency_ns)));
+    json_object_set_new(root, "hot_bound_ns",
+                        json_integer(static_cast<json_int_t>(m.settings().default_hot_latency_ns)));
     json_t *pods = json_array();
     for (const Pod &p : f.pods) {
         json_t *o = json_object();
@@ -24,7 +25,8 @@ std::string fabric_json(const ClusterModel &m, const Ledger &l) {
         json_t *o = json_object();
         json_object_set_new(o, "blade", json_string(f.blades[b].name.c_str()));
         json_object_set_new(o, "state", json_string(blade_state_name(inv.blades[b].state)));
-        json_object_set_new(o, "dram_free", json_integer(static_cast<json_int_t>(inv.admits(b) ? l.free(b, Tier::Dram, inv) : 0)));
+        json_object_set_new(o, "dram_free",
+                            json_integer(static_cast<json_int_t>(inv.admits(b) ? l.free(b, Tier::Dram, inv) : 0)));
         json_array_append_new(blades, o);
     }
     json_object_set_new(root, "blades", blades);

@@ -30,7 +30,7 @@ std::string metrics_text(const ClusterModel &m, const Ledger &l, const DecisionL
         head(out, g.name, "gauge", g.help);
         for (uint32_t b = 0; b < f.blades.size(); ++b)
             for (Tier t : {Tier::Dram, Tier::Pmem}) {
-                double v = g.which == 0 ? inv.blades[b].capacity[static_cast<size_t>(t)]
+                double v = g.which == 0   ? inv.blades[b].capacity[static_cast<size_t>(t)]
                            : g.which == 1 ? l.reserved(b, t)
                                           : (inv.admits(b) ? l.free(b, t, inv) : 0);
                 line(out, g.name, "blade=\"" + f.blades[b].name + "\",tier=\"" + tier_name(t) + "\"", v);

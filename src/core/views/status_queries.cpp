@@ -62,7 +62,8 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
 
     const long viewer = privileged ? -1 : static_cast<long>(uid);
     const bool own_only = private_jobs && viewer >= 0;
-    if (op == "status") return own_only ? private_status_json(model, ledger, viewer) : status_json(model, ledger, viewer);
+    if (op == "status")
+        return own_only ? private_status_json(model, ledger, viewer) : status_json(model, ledger, viewer);
     if (op == "jobs") {
         // Running jobs from the ledger, then jobs Morpheus holds pending, with their reason.
         json_error_t e2;
@@ -115,8 +116,7 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
             json_object_set_new(o, "when", json_integer(r->when));
             json_object_set_new(o, "explanation", json_string(r->explanation.c_str()));
         }
-        if (held)
-            json_object_set_new(o, "holding", json_string(reservation_summary(model.fabric(), *held).c_str()));
+        if (held) json_object_set_new(o, "holding", json_string(reservation_summary(model.fabric(), *held).c_str()));
         return dump(o);
     }
     return error_json("unknown op \"" + op + "\" (status, jobs, fabric, explain, metrics)");
