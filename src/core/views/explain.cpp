@@ -49,6 +49,13 @@ std::string rule_out_words(const ClusterModel &m, const PodAssessment &a, uint64
     return "?";
 }
 
+// The path's narrowest link (latency table), for people: "400 Gb/s".
+std::string gbps(float v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g Gb/s", static_cast<double>(v));
+    return buf;
+}
+
 json_t *segment_json(const Fabric &f, const Segment &s) {
     json_t *o = json_object();
     json_object_set_new(o, "blade", json_string(f.blades[s.blade].name.c_str()));
@@ -97,7 +104,8 @@ std::string explain_text(const ClusterModel &m, const Request &req, const Decisi
             out += "  pod " + f.pods[s.pod].name + ": " + std::to_string(s.nodes) + " nodes\n";
         for (const Segment &g : p.segments) {
             out += std::string("  ") + (g.use == Use::Hot ? "hot " : "cold") + "  " + f.blades[g.blade].name + " " +
-                   tier_name(g.tier) + " " + format_size(g.bytes) + " at " + format_latency(g.latency_ns);
+                   tier_name(g.tier) + " " + format_size(g.bytes) + " at " + format_latency(g.latency_ns) + " over " +
+                   gbps(m.latency().bandwidth(g.pod, g.blade));
             out += g.use == Use::Hot ? " (bound " + format_latency(bound) + ")\n" : "\n";
         }
     }
