@@ -158,7 +158,7 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	i=1
 	for n in "${nodes[@]}"; do
 		# Per node, not on NodeName=DEFAULT: NodeAddr/Port must reach the right slurmd.
-		echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port_base + i)) CPUs=64 RealMemory=512000 Gres=gpu:8,shard:16 State=UNKNOWN" \
+		echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port_base + i)) CPUs=64 RealMemory=512000 Gres=gpu:8,shard:64 State=UNKNOWN" \
 			>>"$run/etc/slurm.conf"
 		i=$((i + 1))
 	done
@@ -166,8 +166,8 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 
 	# Count-only GRES without File= are dropped and drain the node: point at /dev/null.
 	echo "Name=gpu File=$run/dev/gpu[0-7]" >"$run/etc/gres.conf"
-	# 16 shards, spread over the 8 GPUs (2 each).
-	echo "Name=shard Count=16" >>"$run/etc/gres.conf"
+	# 64 shards, spread over the 8 GPUs (8 each; a job's shards come from one GPU).
+	echo "Name=shard Count=64" >>"$run/etc/gres.conf"
 	# These nodes are emulated 8-GPU nodes: give the node side a matching hwloc topology
 	# (a DGX-like 8 GPU + 8 NIC export) instead of this CPU-only machine's.
 	echo "required $run/plugins/spank_morpheus.so node_topology=$REPO/tests/data/hwloc/dgx-8gpu-8nic.xml tmpdir=$run/node/%n/tmp" \

@@ -8,7 +8,7 @@
 job=$(submit -N1 --mem=64G --mem-hot=100G --mem-hot-latency=250ns -o /dev/null --wrap 'sleep 60')
 wait_state "$job" RUNNING 20
 assert_eq "hot memory of $job" $((100 << 30)) "$(ledger_bytes "$job" hot)"
-out=$(scontrol update jobid="$job" MinMemoryNode=16G 2>&1) && rc=0 || rc=$?
+out=$(scontrol update jobid="$job" MinMemoryNode=16384 2>&1) && rc=0 || rc=$?
 case ${E2E_LAYER:-} in
 slurm-22.05 | slurm-24.11)
 	[ $rc != 0 ] || fail "$E2E_LAYER lowered the memory of a running job: update the test"
@@ -17,12 +17,12 @@ slurm-22.05 | slurm-24.11)
 	exit 0
 	;;
 esac
-[ $rc = 0 ] || fail "scontrol update MinMemoryNode=16G of running $job refused: $out"
+[ $rc = 0 ] || fail "scontrol update MinMemoryNode=16384 of running $job refused: $out"
 for _ in $(seq 50); do
-	[[ $(job_field "$job" AllocTRES) =~ (^|,)mem=16G(,|$) ]] && break
+	[[ $(job_tres "$job") =~ (^|,)mem=16G(,|$) ]] && break
 	sleep 0.2
 done
-assert_match "AllocTRES of $job after the update" '(^|,)mem=16G(,|$)' "$(job_field "$job" AllocTRES)"
+assert_match "TRES of $job after the update" '(^|,)mem=16G(,|$)' "$(job_tres "$job")"
 assert_eq "state of $job" RUNNING "$(job_state "$job")"
 assert_eq "hot memory of $job after the update" $((100 << 30)) "$(ledger_bytes "$job" hot)"
 assert_match "SystemComment of $job" '100G' "$(scontrol show job "$job" | sed -n 's/^ *SystemComment=//p')"
