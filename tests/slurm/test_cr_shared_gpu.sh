@@ -15,9 +15,10 @@ b=$(submit -N1 -w gpu103 --gres=shard:4 --mem=8G -o /dev/null --wrap 'sleep 20')
 wait_state "$a" RUNNING 20
 wait_state "$b" RUNNING 20
 assert_eq "hot memory of $a" $((16 << 30)) "$(ledger_bytes "$a" hot)"
-# Each holds 4 shards of a GPU of gpu103 (scontrol show job -d: GRES=shard:4(IDX:n)).
+# Each holds 4 shards of one GPU of gpu103 (scontrol show job -d: GRES=shard:4(IDX:n) in
+# 22.05, GRES=shard:4(4/8,0/8,...) later).
 for j in "$a" "$b"; do
-	assert_match "GRES of $j" 'shard[^ ]*:4\(IDX:[0-9]' "$(scontrol show job -d "$j" | grep -o ' GRES=[^ ]*')"
+	assert_match "GRES of $j" 'shard[^ ]*:4\((IDX:[0-9]|[0-9/,]*4/8)' "$(scontrol show job -d "$j" | grep -o ' GRES=[^ ]*')"
 done
 scancel "$a" "$b"
 note "ok: $a (with Morpheus memory) and $b ran together on gpu103's shards"
