@@ -1,7 +1,6 @@
 /*
- * select_morpheus.c - SelectType=select/cons_tres_morpheus for Slurm 26.05 (also 25.05 and
- * 25.11 have the same shape; only 26.05 is built and tested): cons_tres with pod- and
- * memory-aware node choice. The same behaviour as plugins/select/slurm-22.05 (see there for
+ * select_morpheus.c - SelectType=select/cons_tres_morpheus for Slurm 26.05: cons_tres with pod-
+ * and memory-aware node choice. The same behaviour as plugins/select/slurm-22.05 (see there for
  * the design), over 26.05's select interface.
  *
  * A thin shim. Every select_p_* call is forwarded to select/cons_tres, which keeps doing all
