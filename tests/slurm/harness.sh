@@ -41,9 +41,12 @@ case $LAYER in
 slurm-26.05) MORPHEUS_SELECT=select/cons_tres_morpheus ;;
 *) MORPHEUS_SELECT=select/morpheus ;;
 esac
-# 26.05 lowers a running job's memory only where the job has an extern step
-# (test_cr_mem_update.sh); slurmctld logs an error about pam_slurm_adopt with linuxproc, harmless.
-PROLOG_FLAGS_2605="PrologFlags=Contain"
+# 26.05 only: it lowers a running job's memory only where the job has an extern step
+# (test_cr_mem_update.sh; slurmctld logs an error about pam_slurm_adopt with linuxproc,
+# harmless), and MaxNodeCount, which slurmctld refuses unless SelectType names cons_tres
+# (test_cr_dynamic_node.sh; 22.05 has no MaxNodeCount, and 24.11's select/morpheus lacks the name).
+CONF_2605="PrologFlags=Contain
+MaxNodeCount=64"
 ALL_NODES="gpu[101-104],gpu[201-204],gpu[301-304],gpu[401-404]"
 
 log() { printf 'harness: %s\n' "$*" >&2; }
@@ -125,7 +128,7 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	$([ "${E2E_SELECT:-$MORPHEUS_SELECT}" = "$MORPHEUS_SELECT" ] && echo JobSubmitPlugins=morpheus)
 	# shard: shared GPUs (test_cr_shared_gpu.sh), a cons_tres-only feature.
 	GresTypes=gpu,shard
-	$([ "$LAYER" = slurm-26.05 ] && echo "$PROLOG_FLAGS_2605")
+	$([ "$LAYER" = slurm-26.05 ] && echo "$CONF_2605")
 	SchedulerType=sched/backfill
 	# The default 3 s batch delay and scheduling interval dominate test time otherwise.
 	SchedulerParameters=batch_sched_delay=0,sched_min_interval=0,sched_interval=2,bf_interval=1
