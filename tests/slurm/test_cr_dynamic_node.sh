@@ -18,7 +18,7 @@ esac
 [ $rc = 0 ] || fail "scontrol create NodeName=dyn901 refused: $out"
 trap 'scontrol delete NodeName=dyn901 >/dev/null 2>&1 || true; _cleanup_test' EXIT
 assert_match "MaxNodeCount" '= 64$' "$(scontrol show config | grep '^MaxNodeCount')"
-assert_match "dyn901" 'NodeName=dyn901' "$(scontrol show node dyn901)"
+assert_match "dyn901" "NodeName=dyn901" "$(scontrol --future show node dyn901)"
 # Placement goes on with a node outside the fabric in Slurm's table.
 job=$(submit -N2 --mem-hot=64G --mem-hot-latency=250ns -o /dev/null --wrap 'sleep 1')
 wait_state "$job" 'RUNNING|COMPLETED' 20
