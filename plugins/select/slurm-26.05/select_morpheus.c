@@ -199,7 +199,7 @@ extern int fini(void)
  * that is malformed or can never be placed. Exported (see select_morpheus.map) and found with
  * dlopen(RTLD_NOLOAD) so that slurmctld keeps one engine.
  */
-extern int select_morpheus_check_submission(const job_desc_msg_t *job_desc, uint32_t uid,
+extern int select_morpheus_check_submission(job_desc_msg_t *job_desc, uint32_t uid,
 					    char **err_msg)
 {
 	return placement_submit_check(job_desc, uid, err_msg);
