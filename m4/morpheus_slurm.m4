@@ -1,6 +1,6 @@
 # MORPHEUS_WITH_SLURM: find Slurm's installed headers (SPANK), its version, its plugin dir, and
 # optionally a configured source tree of the same version (select plugin). Chooses the versioned
-# Slurm layer under plugins/ (slurm-22.05, slurm-24.11) from the version found.
+# Slurm layer under plugins/ (slurm-22.05, slurm-24.11, slurm-26.05) from the version found.
 AC_DEFUN([MORPHEUS_WITH_SLURM], [
   AC_ARG_WITH([slurm],
     [AS_HELP_STRING([--with-slurm=PREFIX], [Slurm installation prefix (default: /usr)])],
@@ -27,7 +27,8 @@ AC_DEFUN([MORPHEUS_WITH_SLURM], [
     AS_CASE([$SLURM_VERSION],
       [22.05.*], [SLURM_LAYER=slurm-22.05],
       [24.11.*], [SLURM_LAYER=slurm-24.11],
-      [AC_MSG_WARN([Slurm $SLURM_VERSION has no Morpheus layer (22.05 and 24.11 do); plugins not built])])
+      [26.05.*], [SLURM_LAYER=slurm-26.05],
+      [AC_MSG_WARN([Slurm $SLURM_VERSION has no Morpheus layer (22.05, 24.11 and 26.05 do); plugins not built])])
     AS_IF([test -z "$SLURM_PLUGIN_DIR"], [
       for d in "$SLURM_PREFIX/lib/x86_64-linux-gnu/slurm-wlm" "$SLURM_PREFIX/lib/slurm" "$SLURM_PREFIX/lib64/slurm"; do
         AS_IF([test -f "$d/select_cons_tres.so"], [SLURM_PLUGIN_DIR="$d"; break])
@@ -58,4 +59,5 @@ AC_DEFUN([MORPHEUS_WITH_SLURM], [
   AM_CONDITIONAL([HAVE_SLURM_SOURCE], [test -n "$SLURM_LAYER" && test -n "$SLURM_SOURCE"])
   AM_CONDITIONAL([SLURM_22_05], [test "x$SLURM_LAYER" = xslurm-22.05])
   AM_CONDITIONAL([SLURM_24_11], [test "x$SLURM_LAYER" = xslurm-24.11])
+  AM_CONDITIONAL([SLURM_26_05], [test "x$SLURM_LAYER" = xslurm-26.05])
 ])

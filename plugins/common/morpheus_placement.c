@@ -56,8 +56,13 @@
 #pragma weak queue_job_scheduler
 #pragma weak lock_slurmctld
 #pragma weak unlock_slurmctld
+#if MORPHEUS_JOB_CALLS_BY_RECORD
+#pragma weak job_requeue_internal
+#pragma weak job_signal
+#else
 #pragma weak job_requeue
 #pragma weak job_signal_id
+#endif
 #pragma weak job_list
 #pragma weak find_job_record
 
@@ -67,6 +72,9 @@
 #endif
 #ifndef MORPHEUS_REASON_IN_WILL_RUN
 #define MORPHEUS_REASON_IN_WILL_RUN 0
+#endif
+#ifndef MORPHEUS_JOB_CALLS_BY_RECORD
+#define MORPHEUS_JOB_CALLS_BY_RECORD 0
 #endif
 
 /* Whether a refusal in this job_test mode becomes the job's visible pending reason. */
@@ -241,6 +249,44 @@ static void _refresh_inventory(morpheus_engine_t *e)
  * InventoryCheckInterval) and asks for a scheduling pass when it changed. It takes no
  * slurmctld lock, only glue_lock (job_test takes slurmctld's locks, then glue_lock).
  */
+/* Requeue / signal a job by id, as slurmctld itself would (uid 0). 25.05 dropped the by-id
+ * calls (job_requeue, job_signal_id): there the layer sets MORPHEUS_JOB_CALLS_BY_RECORD. */
+#if MORPHEUS_JOB_CALLS_BY_RECORD
+static bool _have_job_calls(void)
+{
+	return job_requeue_internal && job_signal && find_job_record;
+}
+
+static int _requeue_job(uint32_t job_id)
+{
+	job_record_t *job_ptr = find_job_record(job_id);
+
+	return job_ptr ? job_requeue_internal(0, job_ptr, false, 0) : ESLURM_INVALID_JOB_ID;
+}
+
+static int _signal_job(uint32_t job_id, uint16_t sig)
+{
+	job_record_t *job_ptr = find_job_record(job_id);
+
+	return job_ptr ? job_signal(job_ptr, sig, KILL_FULL_JOB, 0, false) : ESLURM_INVALID_JOB_ID;
+}
+#else
+static bool _have_job_calls(void)
+{
+	return job_requeue && job_signal_id;
+}
+
+static int _requeue_job(uint32_t job_id)
+{
+	return job_requeue(0, job_id, NULL, false, 0);
+}
+
+static int _signal_job(uint32_t job_id, uint16_t sig)
+{
+	return job_signal_id(job_id, sig, KILL_FULL_JOB, 0, false);
+}
+#endif
+
 /*
  * BladeFailurePolicy for jobs that came onto a failed blade: requeue them, or SIGUSR1 and let
  * them run, or only log. Called without glue_lock: requeue ends in job_fini, which takes it,
@@ -250,7 +296,7 @@ static void _apply_failure_policy(const char *policy, const uint64_t *ids, size_
 {
 	slurmctld_lock_t job_write_lock = { NO_LOCK, WRITE_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK };
 
-	if (!lock_slurmctld || !job_requeue || !job_signal_id)
+	if (!lock_slurmctld || !_have_job_calls())
 		return;
 	lock_slurmctld(job_write_lock);
 	for (size_t i = 0; i < count; i++) {
@@ -258,16 +304,16 @@ static void _apply_failure_policy(const char *policy, const uint64_t *ids, size_
 		int rc = SLURM_SUCCESS;
 
 		if (!xstrcmp(policy, "requeue"))
-			rc = job_requeue(0, job_id, NULL, false, 0);
+			rc = _requeue_job(job_id);
 		else if (!xstrcmp(policy, "signal"))
-			rc = job_signal_id(job_id, SIGUSR1, KILL_FULL_JOB, 0, false);
+			rc = _signal_job(job_id, SIGUSR1);
 		info("select/morpheus: JobId=%u holds memory on a failed blade: BladeFailurePolicy=%s%s%s",
 		     job_id, policy, rc == SLURM_SUCCESS ? "" : " failed: ",
 		     rc == SLURM_SUCCESS ? "" : slurm_strerror(rc));
 		/* A job that may not be requeued (--no-requeue, JobRequeue=0) must still hear of
 		 * the failure: the signal policy is the next best. */
 		if ((rc != SLURM_SUCCESS) && !xstrcmp(policy, "requeue")) {
-			rc = job_signal_id(job_id, SIGUSR1, KILL_FULL_JOB, 0, false);
+			rc = _signal_job(job_id, SIGUSR1);
 			info("select/morpheus: JobId=%u cannot be requeued: signalled (SIGUSR1) instead%s%s",
 			     job_id, rc == SLURM_SUCCESS ? "" : ", which failed: ",
 			     rc == SLURM_SUCCESS ? "" : slurm_strerror(rc));

@@ -19,6 +19,12 @@
 
 struct job_record;
 
+/* The select plugin's file (soname): select_cons_tres_morpheus.so for the 26.05 layer, whose
+ * SelectType keeps "cons_tres" in its name (plugins/select/slurm-26.05). */
+#ifndef MORPHEUS_SELECT_SO
+#define MORPHEUS_SELECT_SO "select_morpheus.so"
+#endif
+
 /* Built with -fvisibility=hidden: the plugin's interface (job_submit_morpheus.map). */
 #pragma GCC visibility push(default)
 
@@ -40,7 +46,7 @@ static submit_check_fn _find_check(void)
 	if (check)
 		return check;
 	/* select/morpheus is loaded by slurmctld's select_g_init() before any job arrives. */
-	if (!(handle = dlopen("select_morpheus.so", RTLD_LAZY | RTLD_NOLOAD)))
+	if (!(handle = dlopen(MORPHEUS_SELECT_SO, RTLD_LAZY | RTLD_NOLOAD)))
 		return NULL;
 	check = (submit_check_fn) dlsym(handle, "select_morpheus_check_submission");
 	dlclose(handle); /* NOLOAD took a reference; the loader keeps its own */

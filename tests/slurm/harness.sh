@@ -35,6 +35,18 @@ fi
 # The build's Slurm layer (plugins/*/slurm-MAJOR.MINOR), as configure chose it.
 LAYER=$(sed -n 's/^SLURM_LAYER = //p' "$BUILD/Makefile" 2>/dev/null || true)
 LAYER=${LAYER:-slurm-22.05}
+# The layer's SelectType: from 26.05 it keeps "cons_tres" in its name (Slurm tests the name;
+# plugins/select/slurm-26.05/select_morpheus.c), so the file is select_cons_tres_morpheus.so.
+case $LAYER in
+slurm-26.05) MORPHEUS_SELECT=select/cons_tres_morpheus ;;
+*) MORPHEUS_SELECT=select/morpheus ;;
+esac
+# 26.05 only: it lowers a running job's memory only where the job has an extern step
+# (test_cr_mem_update.sh; slurmctld logs an error about pam_slurm_adopt with linuxproc,
+# harmless), and MaxNodeCount, which slurmctld refuses unless SelectType names cons_tres
+# (test_cr_dynamic_node.sh; 22.05 has no MaxNodeCount, and 24.11's select/morpheus lacks the name).
+CONF_2605="PrologFlags=Contain
+MaxNodeCount=64"
 ALL_NODES="gpu[101-104],gpu[201-204],gpu[301-304],gpu[401-404]"
 
 log() { printf 'harness: %s\n' "$*" >&2; }
@@ -76,7 +88,7 @@ free_port_base() {
 
 install_plugins() { # copies our .so files into the private PluginDir (mv: never over a loaded file)
 	local dir=$1 so
-	for so in "plugins/select/$LAYER/.libs/select_morpheus.so" \
+	for so in "plugins/select/$LAYER/.libs/select_${MORPHEUS_SELECT#select/}.so" \
 		  "plugins/job_submit/$LAYER/.libs/job_submit_morpheus.so" \
 		  plugins/spank/.libs/spank_morpheus.so; do
 		[ -f "$BUILD/$so" ] || die "$BUILD/$so missing: build first (make -j2)"
@@ -107,14 +119,16 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	# A requeued batch job waits cred_expire+1 s before it may start again (default 120).
 	AuthInfo=cred_expire=5
 	CredType=cred/munge
-	# Every select_*.so in every PluginDir entry is loaded: ours first, then Slurm's.
+	# Up to 24.11 every select_*.so in every PluginDir entry is loaded: ours first, then Slurm's.
 	PluginDir=$run/plugins:$SYS_PLUGIN_DIR
 	PlugStackConfig=$run/etc/plugstack.conf
 	# E2E_SELECT=select/cons_tres gives the baseline the benchmarks compare against.
-	SelectType=${E2E_SELECT:-select/morpheus}
+	SelectType=${E2E_SELECT:-$MORPHEUS_SELECT}
 	SelectTypeParameters=CR_Core_Memory
-	$([ "${E2E_SELECT:-select/morpheus}" = select/morpheus ] && echo JobSubmitPlugins=morpheus)
-	GresTypes=gpu
+	$([ "${E2E_SELECT:-$MORPHEUS_SELECT}" = "$MORPHEUS_SELECT" ] && echo JobSubmitPlugins=morpheus)
+	# shard: shared GPUs (test_cr_shared_gpu.sh), a cons_tres-only feature.
+	GresTypes=gpu,shard
+	$([ "$LAYER" = slurm-26.05 ] && echo "$CONF_2605")
 	SchedulerType=sched/backfill
 	# The default 3 s batch delay and scheduling interval dominate test time otherwise.
 	SchedulerParameters=batch_sched_delay=0,sched_min_interval=0,sched_interval=2,bf_interval=1
@@ -147,7 +161,7 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	i=1
 	for n in "${nodes[@]}"; do
 		# Per node, not on NodeName=DEFAULT: NodeAddr/Port must reach the right slurmd.
-		echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port_base + i)) CPUs=64 RealMemory=512000 Gres=gpu:8 State=UNKNOWN" \
+		echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port_base + i)) CPUs=64 RealMemory=512000 Gres=gpu:8,shard:64 State=UNKNOWN" \
 			>>"$run/etc/slurm.conf"
 		i=$((i + 1))
 	done
@@ -155,6 +169,8 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 
 	# Count-only GRES without File= are dropped and drain the node: point at /dev/null.
 	echo "Name=gpu File=$run/dev/gpu[0-7]" >"$run/etc/gres.conf"
+	# 64 shards, spread over the 8 GPUs (8 each; a job's shards come from one GPU).
+	echo "Name=shard Count=64" >>"$run/etc/gres.conf"
 	# These nodes are emulated 8-GPU nodes: give the node side a matching hwloc topology
 	# (a DGX-like 8 GPU + 8 NIC export) instead of this CPU-only machine's.
 	echo "required $run/plugins/spank_morpheus.so node_topology=$REPO/tests/data/hwloc/dgx-8gpu-8nic.xml tmpdir=$run/node/%n/tmp" \
@@ -294,6 +310,8 @@ cmd_start() {
 	export E2E_MORPHEUS_CONF=$run/etc/morpheus.conf
 	export E2E_STATUS_PORT=$(cat "$run/status_port")
 	export E2E_METRICS_PORT=$(cat "$run/metrics_port")
+	export E2E_MORPHEUS_SELECT=$MORPHEUS_SELECT
+	export E2E_LAYER=$LAYER
 	EOF
 	# shellcheck disable=SC1091
 	. "$run/env"

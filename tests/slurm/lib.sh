@@ -47,6 +47,13 @@ job_state() { squeue -h -j "$1" -o '%T' 2>/dev/null || true; }
 job_field() {
 	scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
 }
+# What a running job holds (cpu=..,mem=..,gres/gpu=..): AllocTRES from 23.02, TRES in 22.05.
+job_tres() {
+	local t
+	t=$(job_field "$1" AllocTRES)
+	[ -n "$t" ] || t=$(job_field "$1" TRES)
+	echo "$t"
+}
 
 # wait_state JOB REGEX [TIMEOUT]: until the job's state matches (COMPLETED counts when the
 # job left squeue: MinJobAge keeps it in scontrol).

@@ -18,5 +18,5 @@ node=$(run_quiet scontrol show node gpu101)
 assert_match "scontrol show node" 'Gres=gpu:8' "$node"
 assert_match "scontrol show node" 'CPUTot=64' "$node"
 run_quiet scontrol show partition gpu >/dev/null
-assert_match "SelectType" 'select/morpheus' "$(run_quiet scontrol show config | grep SelectType)"
+assert_match "SelectType" "$E2E_MORPHEUS_SELECT" "$(run_quiet scontrol show config | grep SelectType)"
 note "ok: sinfo, squeue, scontrol"
