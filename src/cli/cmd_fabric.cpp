@@ -192,10 +192,7 @@ int cmd_fabric(int argc, char **argv) {
     if (!v.format.empty() && !v.Format.empty()) throw InputError("", "-o", "give -o or -O, not both");
     take_positional_sources(src.files, std::vector<std::string>(argv + optind, argv + argc));
     return run_view(v, [&] {
-        std::string text = fetch_status(src, "fabric");
-        json_error_t err;
-        json_t *root = json_loads(text.c_str(), 0, &err);
-        if (!root) throw InputError("fabric", "", std::string("bad fabric document: ") + err.text);
+        json_t *root = fetch_document(src, "fabric");
         std::string out;
         try {
             filter(root, v);

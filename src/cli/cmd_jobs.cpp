@@ -168,9 +168,7 @@ int cmd_jobs(int argc, char **argv) {
     return run_view(v, [&] {
         if (!v.pods.empty()) {
             // An unknown pod is a typo to report, not an empty table (as squeue -p does).
-            std::string status = fetch_status(src, "status");
-            json_error_t e;
-            json_t *s = json_loads(status.c_str(), 0, &e);
+            json_t *s = fetch_document(src, "status");
             std::vector<std::string> known;
             size_t k;
             json_t *p;
@@ -179,10 +177,7 @@ int cmd_jobs(int argc, char **argv) {
             json_decref(s);
             require_known(v.pods, known, "-p", "pod", "see the POD column of morpheus pools");
         }
-        std::string text = fetch_status(src, "jobs");
-        json_error_t err;
-        json_t *root = json_loads(text.c_str(), 0, &err);
-        if (!root) throw InputError("status", "", std::string("bad jobs document: ") + err.text);
+        json_t *root = fetch_document(src, "jobs");
         // A job id that names no job is an error, as squeue -j says "Invalid job id specified".
         size_t i;
         json_t *j;
@@ -286,9 +281,7 @@ int cmd_explain(int argc, char **argv) {
 namespace {
 
 std::string metrics_of(StatusSource &src) {
-    std::string text = fetch_status(src, "metrics");
-    json_error_t err;
-    json_t *root = json_loads(text.c_str(), 0, &err);
+    json_t *root = fetch_document(src, "metrics");
     std::string out =
         json_is_string(json_object_get(root, "metrics")) ? json_string_value(json_object_get(root, "metrics")) : "";
     json_decref(root);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "json_document.hpp"
 #include "nccl_topology.hpp"
 #include "node_tiers.hpp"
 #include "node_topology.hpp"
@@ -149,11 +150,7 @@ std::string render_json(const NodeTopology &t) {
     std::vector<std::string> warnings = t.warnings;
     warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
     json_object_set_new(root, "warnings", strings(warnings));
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    std::string out = text ? std::string(text) + "\n" : "{}\n";
-    std::free(text);
-    json_decref(root);
-    return out;
+    return document_text(root);
 }
 
 }  // namespace

@@ -240,10 +240,7 @@ int cmd_pools(int argc, char **argv) {
     if (!v.format.empty() && !v.Format.empty()) throw InputError("", "-o", "give -o or -O, not both");
     take_positional_sources(src.files, std::vector<std::string>(argv + optind, argv + argc));
     return run_view(v, [&] {
-        std::string status = fetch_status(src, "status");
-        json_error_t err;
-        json_t *root = json_loads(status.c_str(), 0, &err);
-        if (!root) throw InputError("status", "", std::string("bad status document: ") + err.text);
+        json_t *root = fetch_document(src, "status");
         std::string out;
         try {
             filter(root, v);

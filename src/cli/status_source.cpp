@@ -85,6 +85,14 @@ void find_default_source(StatusSource &s) {
 
 }  // namespace
 
+json_t *fetch_document(StatusSource &s, const std::string &op, long job) {
+    std::string text = fetch_status(s, op, job);
+    json_error_t err;
+    json_t *root = json_loads(text.c_str(), 0, &err);
+    if (!root) throw InputError(op, "", std::string("bad ") + op + " document: " + err.text);
+    return root;
+}
+
 std::string fetch_status(StatusSource &s, const std::string &op, long job) {
     if (s.server.empty()) {
         const char *env = std::getenv(MORPHEUS_ENV_SERVER);

@@ -1,6 +1,8 @@
 // Where the status views get their document: the live status service inside slurmctld
 // (--server HOST:PORT or $MORPHEUS_SERVER, munge-authenticated), or the files offline.
 #pragma once
+#include <jansson.h>
+
 #include <string>
 
 #include "commands.hpp"
@@ -25,5 +27,8 @@ constexpr int kOptServer = 2000, kOptState = 2001;
 // Sends {"op": op, "job": job} to the service, or answers it offline with the same code.
 // Throws InputError when the answer is an error document.
 std::string fetch_status(StatusSource &s, const std::string &op, long job = 0);
+// The same, parsed: a new reference the caller owns. A reply that is not JSON is an error
+// naming the op.
+json_t *fetch_document(StatusSource &s, const std::string &op, long job = 0);
 
 }  // namespace morpheus::cli

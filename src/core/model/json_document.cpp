@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "input_error.hpp"
@@ -213,6 +214,14 @@ JsonDocument::JsonDocument(JsonDocument &&other) noexcept : file_(std::move(othe
 
 JsonDocument::~JsonDocument() {
     if (root_) json_decref(root_);
+}
+
+std::string document_text(json_t *root) {
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    std::string out = text ? text : "{}";
+    std::free(text);
+    json_decref(root);
+    return out + "\n";
 }
 
 }  // namespace morpheus

@@ -58,6 +58,10 @@ private:
 // (opened non-blocking, so a FIFO cannot hang slurmctld), as is a larger file; errors name
 // the file and say what to give instead.
 std::string read_regular_file(const std::string &path, size_t max_bytes);
+
+// A document for people and tools: indented, keys in insertion order, ending in a newline.
+// Takes the reference to `root` (decref'ed here), as json_object_set_new does.
+std::string document_text(json_t *root);
 constexpr size_t kMaxInputFileBytes = 64u << 20;
 
 // Owns a parsed file. Syntax errors throw InputError with line and column.

@@ -9,19 +9,12 @@
 #include <memory>
 
 #include "hostlist.hpp"
+#include "json_document.hpp"
 #include "units.hpp"
 #include "morpheus/morpheus_env.h"
 
 namespace morpheus {
 namespace {
-
-std::string dump(json_t *root) {
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    std::string s = text ? text : "null";
-    std::free(text);
-    json_decref(root);
-    return s + "\n";
-}
 
 std::string fixed(double v, int digits = 3) {
     char buf[32];
@@ -184,7 +177,7 @@ std::string decision_json(const ClusterModel &m, const Request &req, const Decis
         json_array_append_new(pods, o);
     }
     json_object_set_new(root, "pods", pods);
-    return dump(root);
+    return document_text(root);
 }
 
 std::string reservation_summary(const Fabric &f, const Reservation &r) {
@@ -322,7 +315,7 @@ std::string status_json(const ClusterModel &m, const Ledger &l, long viewer) {
         json_array_append_new(jobs, o);
     }
     json_object_set_new(root, "jobs", jobs);
-    return dump(root);
+    return document_text(root);
 }
 
 }  // namespace morpheus

@@ -1,5 +1,7 @@
 #include "fabric_view.hpp"
 
+#include "json_document.hpp"
+
 #include <jansson.h>
 
 #include <cstdlib>
@@ -40,11 +42,7 @@ std::string fabric_json(const ClusterModel &m, const Ledger &l) {
         json_array_append_new(matrix, row);
     }
     json_object_set_new(root, "latency_ns", matrix);
-    char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    std::string out = s ? s : "{}";
-    std::free(s);
-    json_decref(root);
-    return out + "\n";
+    return document_text(root);
 }
 
 }  // namespace morpheus

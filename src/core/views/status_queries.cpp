@@ -10,22 +10,16 @@
 #include "ledger.hpp"
 #include "explain.hpp"
 #include "fabric_view.hpp"
+#include "json_document.hpp"
 #include "metrics.hpp"
 
 namespace morpheus {
 
 namespace {
-std::string dump(json_t *o) {
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    std::string out = s ? s : "{}";
-    std::free(s);
-    json_decref(o);
-    return out + "\n";
-}
 std::string error_json(const std::string &message) {
     json_t *o = json_object();
     json_object_set_new(o, "error", json_string(message.c_str()));
-    return dump(o);
+    return document_text(o);
 }
 
 // PrivateData=jobs: drops the entries of other users' jobs from a status document's "jobs".
@@ -44,7 +38,7 @@ std::string private_status_json(const ClusterModel &model, const Ledger &ledger,
     json_error_t e;
     json_t *status = json_loads(status_json(model, ledger, viewer).c_str(), 0, &e);
     json_object_set_new(status, "jobs", own_jobs_only(json_incref(json_object_get(status, "jobs")), viewer));
-    return dump(status);
+    return document_text(status);
 }
 }  // namespace
 
@@ -89,13 +83,13 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
         }
         json_t *o = json_object();
         json_object_set_new(o, "jobs", jobs);
-        return dump(o);
+        return document_text(o);
     }
     if (op == "fabric") return fabric_json(model, ledger);  // no job in it: the same for every viewer
     if (op == "metrics") {
         json_t *o = json_object();
         json_object_set_new(o, "metrics", json_string(metrics_text(model, ledger, log).c_str()));
-        return dump(o);
+        return document_text(o);
     }
     if (op == "explain") {
         const DecisionRecord *r = log.find(static_cast<uint64_t>(job));
@@ -117,7 +111,7 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
             json_object_set_new(o, "explanation", json_string(r->explanation.c_str()));
         }
         if (held) json_object_set_new(o, "holding", json_string(reservation_summary(model.fabric(), *held).c_str()));
-        return dump(o);
+        return document_text(o);
     }
     return error_json("unknown op \"" + op + "\" (status, jobs, fabric, explain, metrics)");
 }
