@@ -40,16 +40,28 @@ s.sendall(b'hello\\n\\n'); print(s.recv(100).split(b'\\r\\n')[0].decode())")
 
 # A real Prometheus scrapes it once: up == 1 and the pod gauge arrives.
 if command -v prometheus >/dev/null; then
-    pport=$((20000 + $$ % 20000))
     cat >"$WORK/prometheus.yml" <<YML
 global: {scrape_interval: 1s, evaluation_interval: 1s}
 scrape_configs:
   - job_name: morpheus
     static_configs: [{targets: ['127.0.0.1:$port']}]
 YML
-    prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
-        --web.listen-address="127.0.0.1:$pport" >"$WORK/prometheus.log" 2>&1 &
-    pids="$pids $!"
+    # A port below the ephemeral range (any outgoing connection may hold one above 32768), and
+    # another if it is taken between the choice and the bind (other tests run beside this one).
+    for try in 1 2 3 4 5; do
+        pport=$(shuf -i 20000-32000 -n 1)
+        prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+            --web.listen-address="127.0.0.1:$pport" >"$WORK/prometheus.log" 2>&1 &
+        ppid=$!
+        for i in $(seq 20); do
+            grep -q "Start listening\|address already in use" "$WORK/prometheus.log" 2>/dev/null && break
+            sleep 0.1
+        done
+        sleep 0.3
+        kill -0 "$ppid" 2>/dev/null && ! grep -q "address already in use" "$WORK/prometheus.log" && break
+        wait "$ppid" 2>/dev/null
+    done
+    pids="$pids $ppid"
     up=""
     for i in $(seq 60); do
         up=$(curl -s "http://127.0.0.1:$pport/api/v1/query?query=up" |

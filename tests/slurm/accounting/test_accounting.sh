@@ -8,7 +8,8 @@
 #   - sacct shows each job's blade memory (AllocTRES license/blade_hot_gb=...), per account;
 #   - a QOS limit on the license refuses a job over its blade-memory quota at submission,
 #     and one under it runs.
-# sreport reads hourly rollups, which a test of a minute cannot wait for: per-account totals
+# sreport reports whole hours only (its end is cut to the last full hour, even after
+# `sacctmgr rollup`), so a job of this minute shows there after the hour: per-account totals
 # are summed from sacct here, which is what the rollups are made from.
 . "$(dirname "$0")/../lib.sh"
 
