@@ -208,11 +208,10 @@ MORPHEUS_API char *morpheus_request_licenses(morpheus_engine_t *e, const morpheu
         const ClusterModel &m = e->engine.model();
         const Config &c = e->engine.config();
         Request q = to_request(req);
-        uint64_t nodes = q.nodes;
-        for (uint32_t p = 0; nodes == 0 && p < m.fabric().pods.size(); ++p) nodes = nodes_needed(m, q, p);
+        uint64_t nodes = 0;  // the fewest any pod would give (GPU requests differ per pod)
         for (uint32_t p = 0; p < m.fabric().pods.size(); ++p) {
             uint32_t n = nodes_needed(m, q, p);
-            if (n) nodes = std::min<uint64_t>(nodes, n);
+            if (n && (!nodes || n < nodes)) nodes = n;
         }
         std::string lic = license_request(q, nodes ? nodes : 1, c.license_hot, c.license_cold);
         return lic.empty() ? nullptr : dup_or_null(lic);
