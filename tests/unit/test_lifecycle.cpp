@@ -2,28 +2,17 @@
 // CLI and the simulator: the plan's steps, the nodes each allows, pod grouping, the record.
 #include "cluster_model.hpp"
 #include "lifecycle.hpp"
+#include "example_cluster.hpp"
 #include "test_support.hpp"
 
 using namespace morpheus;
 
-static ClusterModel example() {
-    Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
-    Inventory inv = read_inventory(top_srcdir("etc/inventory.json"), f);
-    return ClusterModel(std::move(f), std::move(inv), PlacementSettings{});
-}
-
-static Request hot(uint32_t nodes, uint64_t per_node, uint64_t bound) {
-    Request r;
+// Job 7 of uid 1000: the reservation must carry both.
+static Request hot7(uint32_t nodes, uint64_t per_node, uint64_t bound) {
+    Request r = hot(nodes, per_node, bound);
     r.job_id = 7;
     r.uid = 1000;
-    r.nodes = nodes;
-    r.hot_per_node = per_node;
-    r.hot_latency_ns = bound;
     return r;
-}
-
-static std::vector<uint8_t> all_free(const ClusterModel &m) {
-    return std::vector<uint8_t>(m.fabric().node_names.size(), 1);
 }
 
 static std::vector<uint8_t> allowed_by(const ClusterModel &m, const NodePlan &p, size_t k) {
@@ -36,7 +25,7 @@ static std::vector<uint8_t> allowed_by(const ClusterModel &m, const NodePlan &p,
 static void single_pod_plan_then_the_others(void **) {
     ClusterModel m = example();
     Ledger l(m.fabric().blades.size());
-    Decision d = decide(m, l, hot(1, 16ULL << 30, 1000), all_free(m));
+    Decision d = decide(m, l, hot7(1, 16ULL << 30, 1000), all_free(m));
     assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Placed));
     NodePlan p = plan_of(m, d, all_free(m));
     assert_int_equal(p.steps.size(), 2);
@@ -56,7 +45,7 @@ static void single_pod_plan_then_the_others(void **) {
 static void a_spread_plan_allows_exactly_its_nodes(void **) {
     ClusterModel m = example();
     Ledger l(m.fabric().blades.size());
-    Decision d = decide(m, l, hot(8, 600ULL << 30, 400), all_free(m));
+    Decision d = decide(m, l, hot7(8, 600ULL << 30, 400), all_free(m));
     assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Placed));
     assert_true(d.placement.pods.size() >= 2);
     NodePlan p = plan_of(m, d, all_free(m));
@@ -92,7 +81,7 @@ static void pod_shares_group_by_pod(void **) {
 static void the_reservation_records_the_placement(void **) {
     ClusterModel m = example();
     Ledger l(m.fabric().blades.size());
-    Request q = hot(2, 64ULL << 30, 300);
+    Request q = hot7(2, 64ULL << 30, 300);
     Decision d = decide(m, l, q, all_free(m));
     std::vector<uint32_t> nodes = choose_nodes(m, d.placement.pods, all_free(m));
     Reservation r = reservation_of(m, q.job_id, q.uid, 1234, d.placement, nodes);

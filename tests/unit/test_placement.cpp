@@ -4,29 +4,10 @@
 #include "cluster_model.hpp"
 #include "ledger.hpp"
 #include "placement.hpp"
+#include "example_cluster.hpp"
 #include "test_support.hpp"
 
 using namespace morpheus;
-
-static ClusterModel example(const std::string &inventory_json = "") {
-    Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
-    Inventory inv = inventory_json.empty() ? read_inventory(top_srcdir("etc/inventory.json"), f)
-                                           : parse_inventory(inventory_json, "inv.json", f);
-    return ClusterModel(std::move(f), std::move(inv), PlacementSettings{});
-}
-
-static Request hot(uint32_t nodes, uint64_t per_node, uint64_t bound) {
-    Request r;
-    r.job_id = 1;
-    r.nodes = nodes;
-    r.hot_per_node = per_node;
-    r.hot_latency_ns = bound;
-    return r;
-}
-
-static std::vector<uint8_t> all_free(const ClusterModel &m) {
-    return std::vector<uint8_t>(m.fabric().node_names.size(), 1);
-}
 
 static uint64_t hot_bytes(const Placement &p) {
     uint64_t s = 0;
