@@ -173,6 +173,21 @@ morpheus_job_ids() {
 		python3 -c 'import json, sys; [print(j["job_id"]) for j in json.load(sys.stdin)["jobs"]]'
 }
 
+# Makes slurmctld write its job state now and waits until the file is on disk: a kill -9 loses
+# what slurmctld has not saved, and its own saves come only "within a few seconds" (later on a
+# loaded machine). A job update is a change slurmctld schedules a save for.
+wait_job_state_saved() {
+	local file=$E2E_RUN/state/job_state since
+	since=$(date +%s.%N)
+	scontrol update JobId="$1" Comment=morpheus-test-saved || fail "scontrol update of $1 failed"
+	for _ in $(seq 300); do
+		awk -v m="$(stat -c %.Y "$file" 2>/dev/null || echo 0)" -v s="$since" \
+			'BEGIN { exit !(m > s) }' && return 0
+		sleep 0.1
+	done
+	fail "slurmctld did not save $file within 30 s of a change to job $1"
+}
+
 # Kills slurmctld with SIGKILL (no state saved on the way out) and waits until it is gone.
 kill_ctld() {
 	kill -9 "$(cat "$E2E_RUN/slurmctld.pid")"

@@ -9,7 +9,7 @@ log=$E2E_RUN/log/slurmctld.log
 holder=$(submit -N1 --mem-hot=600G --mem-hot-latency=250ns -o /dev/null --wrap 'sleep 300')
 wait_state "$holder" RUNNING 20
 ledger_has "$holder" || fail "no reservation for $holder"
-sleep 6 # slurmctld saves job state every few seconds: the restart must know the job runs
+wait_job_state_saved "$holder" # the restart must know the job runs
 
 kill_ctld
 edit_ledger 'd["jobs"] = [j for j in d["jobs"] if j["job_id"] != int(args[0])]' "$holder"
@@ -18,7 +18,12 @@ start_ctld
 # No scontrol reconfigure here: on 22.05 it would run the repair with bitmaps built and hide
 # the startup case.
 for _ in $(seq 100); do [ "$(sinfo -h -t idle -o %D)" != "" ] && break; sleep 0.2; done
-assert_eq "state of $holder after restart" RUNNING "$(job_state "$holder")"
+state=$(job_state "$holder")
+[ "$state" = RUNNING ] || {
+	grep -E "JobId=$holder[^0-9]" "$log" | tail -n 20 >&2
+	scontrol show job "$holder" >&2
+}
+assert_eq "state of $holder after restart" RUNNING "$state"
 
 # A new job for the same blade: it must not get memory the holder still uses.
 newcomer=$(submit -N1 --mem-hot=600G --mem-hot-latency=250ns -o /dev/null --wrap 'sleep 1')
