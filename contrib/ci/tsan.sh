@@ -2,20 +2,16 @@
 # make check (the core's unit and CLI tests) under ThreadSanitizer (clang -fsanitize=thread): the C ABI promises
 # that every call is thread-safe, and tests/unit/test_capi_threads calls it from several
 # threads beside reloads. Any TSan report fails the run (halt_on_error, and the logs are
-# searched too). Built in a clone of the committed tree, like sanitizers.sh.
+# searched too). Built in a clone of the committed tree, like sanitizers.sh (sanitized-clone.sh).
 #
 #   contrib/ci/tsan.sh [BUILD_DIR] [TEST...]     default: all of make check
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:-$top/build/tsan}
 shift || true
-rm -rf "$dir"
-git clone -q "$top" "$dir"
-cd "$dir"
-./autogen.sh >/dev/null 2>&1
-export CC=${CC:-clang} CXX=${CXX:-clang++}
-./configure --enable-sanitizers=thread --with-slurm=/nonexistent >/dev/null
-[ -d "$top/../shared/reference/nccl-topo" ] && export MORPHEUS_NCCL_REFERENCE_DIR=$top/../shared/reference/nccl-topo
+# shellcheck source=contrib/ci/sanitized-clone.sh
+. "$top/contrib/ci/sanitized-clone.sh"
+sanitized_clone "$top" "$dir" thread
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=4"
 if [ $# -gt 0 ]; then
 	make -j"$(nproc)" check TESTS="$*"

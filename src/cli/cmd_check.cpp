@@ -82,22 +82,24 @@ int cmd_check(int argc, char **argv) {
                                       {"slurm-conf", required_argument, nullptr, kSlurmConf},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "c:h", longopts, nullptr)) != -1) {
-        switch (c) {
-        case 'c': s.conf = optarg; break;
-        case kSlurmConf: slurm_conf = optarg; break;
-        case 'h':
-            std::printf(
-                "usage: morpheus check FABRIC INVENTORY [--slurm-conf FILE]\n"
-                "       morpheus check --conf morpheus.conf [--slurm-conf FILE]\n"
-                "the fabric's nodes are checked against slurm.conf's NodeName= lines: --slurm-conf, else\n"
-                "the slurm.conf beside --conf, else $SLURM_CONF\n");
-            return kOk;
-        default: return kUsage;
-        }
-    }
+    if (int rc = parse_options(
+            argc, argv, "c:h", longopts,
+            [&](int c, const char *arg) -> int {
+                switch (c) {
+                case 'c': s.conf = arg; return kGoOn;
+                case kSlurmConf: slurm_conf = arg; return kGoOn;
+                case 'h':
+                    std::printf(
+                        "usage: morpheus check FABRIC INVENTORY [--slurm-conf FILE]\n"
+                        "       morpheus check --conf morpheus.conf [--slurm-conf FILE]\n"
+                        "the fabric's nodes are checked against slurm.conf's NodeName= lines: --slurm-conf, else\n"
+                        "the slurm.conf beside --conf, else $SLURM_CONF\n");
+                    return kOk;
+                default: return kUsage;
+                }
+            });
+        rc != kGoOn)
+        return rc;
     std::vector<std::string> positional(argv + optind, argv + argc);
     if (positional.size() > 2 || (positional.size() == 1)) {
         std::fprintf(stderr, "morpheus check: give FABRIC and INVENTORY, or --conf FILE\n");

@@ -1,6 +1,5 @@
 // morpheus jobs: the squeue of placements: job, user, pod, hot blades with bytes and latency,
 // cold blades, state; filters by user, job, pod and blade.
-#include <jansson.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -29,24 +28,20 @@ std::string user_name(uint32_t uid) {
     return pw ? pw->pw_name : std::to_string(uid);
 }
 
-std::string segments(json_t *job, const char *use, bool with_latency) {
+std::string segments(const JobStatus &job, const char *use, bool with_latency) {
     std::string s;
-    size_t i;
-    json_t *g;
-    json_array_foreach(json_object_get(job, "segments"), i, g) {
-        if (std::string(json_string_value(json_object_get(g, "use"))) != use) continue;
-        s += (s.empty() ? "" : ",") + std::string(json_string_value(json_object_get(g, "blade"))) + ":" +
-             format_size(json_integer_value(json_object_get(g, "bytes")));
-        if (with_latency) s += "@" + format_latency(json_integer_value(json_object_get(g, "latency_ns")));
+    for (const SegmentStatus &g : job.detail->segments) {
+        if (g.use != use) continue;
+        s += (s.empty() ? "" : ",") + g.blade + ":" + format_size(g.bytes);
+        if (with_latency) s += "@" + format_latency(g.latency_ns);
     }
     return s.empty() ? "-" : s;
 }
 
-bool uses_blade(json_t *job, const std::string &blade) {
-    size_t i;
-    json_t *g;
-    json_array_foreach(json_object_get(job, "segments"), i,
-                       g) if (blade == json_string_value(json_object_get(g, "blade"))) return true;
+bool uses_blade(const JobStatus &job, const std::string &blade) {
+    if (job.detail)
+        for (const SegmentStatus &g : job.detail->segments)
+            if (g.blade == blade) return true;
     return false;
 }
 
@@ -87,19 +82,34 @@ std::string job_state_word(std::string s) {
     return s;
 }
 
-std::vector<std::string> job_row(json_t *j, int64_t now) {
-    json_t *pods = json_object_get(j, "pods"), *reason = json_object_get(j, "reason");
-    bool detail = json_object_get(j, "segments") != nullptr;
-    json_t *since = json_object_get(j, "since"), *nodes = json_object_get(j, "nodes");
-    return {std::to_string(json_integer_value(json_object_get(j, "job_id"))),
-            json_string_value(json_object_get(j, "user")),
-            json_string_value(json_object_get(j, "state")),
-            json_is_integer(since) ? elapsed(now - json_integer_value(since)) : "-",
-            json_is_string(nodes) && *json_string_value(nodes) ? json_string_value(nodes) : "-",
-            json_is_string(pods) ? json_string_value(pods) : "-",
-            detail ? segments(j, "hot", true) : "-",
-            detail ? segments(j, "cold", false) : "-",
-            json_is_string(reason) ? json_string_value(reason) : "-"};
+std::vector<std::string> job_row(const JobStatus &j, int64_t now) {
+    const JobDetail *d = j.detail ? &*j.detail : nullptr;
+    return {std::to_string(j.job_id),
+            j.user.value_or(""),
+            j.state.value_or(""),
+            d ? elapsed(now - d->since) : "-",
+            d && !d->nodes.empty() ? d->nodes : "-",
+            d ? d->pods : "-",
+            d ? segments(j, "hot", true) : "-",
+            d ? segments(j, "cold", false) : "-",
+            j.reason.value_or("-")};
+}
+
+// The filters of morpheus jobs, as squeue's: each list keeps what any of its entries names.
+bool wanted(const JobStatus &j, const ViewOptions &v, const std::vector<std::string> &states,
+            const std::string &blade) {
+    bool user_ok = v.users.empty();
+    for (const std::string &u : v.users) user_ok = user_ok || u == user_name(j.uid) || u == std::to_string(j.uid);
+    if (!user_ok) return false;
+    if (!v.jobs.empty() && !listed(v.jobs, std::to_string(j.job_id))) return false;
+    if (!states.empty() && !listed(states, j.state.value_or(""))) return false;
+    if (!v.pods.empty()) {
+        std::string p = j.detail ? j.detail->pods : "";
+        bool any = false;
+        for (const std::string &want : v.pods) any = any || ("," + p + ",").find("," + want + ",") != std::string::npos;
+        if (!any) return false;
+    }
+    return blade.empty() || uses_blade(j, blade);
 }
 
 }  // namespace
@@ -108,49 +118,39 @@ int cmd_jobs(int argc, char **argv) {
     StatusSource src;
     ViewOptions v;
     std::string blade;
-    enum { kBlade = 1000, kHelp };
-    static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
-                                      {"server", required_argument, nullptr, kOptServer},
-                                      {"state", required_argument, nullptr, kOptState},
-                                      {"user", required_argument, nullptr, 'u'},
-                                      {"users", required_argument, nullptr, 'u'},
-                                      {"jobs", required_argument, nullptr, 'j'},
-                                      {"blade", required_argument, nullptr, kBlade},
-                                      MORPHEUS_VIEW_LONG_OPTIONS,
-                                      {"help", no_argument, nullptr, kHelp},
-                                      {"usage", no_argument, nullptr, kHelp},
-                                      {nullptr, 0, nullptr, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, (std::string("c:u:j:") + kViewShortOptions).c_str(), longopts, nullptr)) !=
-           -1) {
-        if (take_status_option(c, optarg, src) || take_view_option(c, optarg, v)) continue;
-        switch (c) {
-        case 'u':
-            for (const std::string &u : split_list(optarg)) v.users.push_back(u);
-            break;
-        case 'j':
-            for (const std::string &j : split_list(optarg)) {
-                if (j.find_first_not_of("0123456789") != std::string::npos || j.size() > 10 ||
-                    std::atol(j.c_str()) <= 0)
-                    throw InputError("", "-j", "'" + j + "' is not a job id", "give job ids, e.g. -j 42,43");
-                v.jobs.push_back(std::to_string(std::atol(j.c_str())));
-            }
-            break;
-        case kBlade: blade = optarg; break;
-        case kHelp:
-            std::printf(
-                "usage: morpheus jobs [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
-                "                     [-u USER,...] [-j JOBID,...] [-p POD,...] [-t STATE,...] [--blade BLADE]\n"
-                "                     [-o FORMAT | -O FIELD[:[.]WIDTH],...] [-h|--noheader] [-i SECONDS]\n"
-                "                     [--json|--yaml]\n"
-                "fields: jobid(%%i) user(%%u) state(%%t) time(%%M) nodelist(%%N) pod(%%P) hot_blades(%%h)\n"
-                "        cold_blades(%%c) reason(%%r); states: running, affected, pending (PD), impossible\n");
-            return kOk;
-        default: return kUsage;
-        }
-    }
-    if (!v.format.empty() && !v.Format.empty()) throw InputError("", "-o", "give -o or -O, not both");
+    enum { kBlade = 1000 };
+    if (int rc = parse_view_command(
+            argc, argv,
+            "usage: morpheus jobs [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
+            "                     [-u USER,...] [-j JOBID,...] [-p POD,...] [-t STATE,...] [--blade BLADE]\n"
+            "                     [-o FORMAT | -O FIELD[:[.]WIDTH],...] [-h|--noheader] [-i SECONDS]\n"
+            "                     [--json|--yaml]\n"
+            "fields: jobid(%i) user(%u) state(%t) time(%M) nodelist(%N) pod(%P) hot_blades(%h)\n"
+            "        cold_blades(%c) reason(%r); states: running, affected, pending (PD), impossible\n",
+            src, v, "u:j:",
+            {{"user", required_argument, nullptr, 'u'},
+             {"users", required_argument, nullptr, 'u'},
+             {"jobs", required_argument, nullptr, 'j'},
+             {"blade", required_argument, nullptr, kBlade}},
+            [&](int c, const char *arg) {
+                switch (c) {
+                case 'u':
+                    for (const std::string &u : split_list(arg)) v.users.push_back(u);
+                    return kGoOn;
+                case 'j':
+                    for (const std::string &j : split_list(arg)) {
+                        if (j.find_first_not_of("0123456789") != std::string::npos || j.size() > 10 ||
+                            std::atol(j.c_str()) <= 0)
+                            throw InputError("", "-j", "'" + j + "' is not a job id", "give job ids, e.g. -j 42,43");
+                        v.jobs.push_back(std::to_string(std::atol(j.c_str())));
+                    }
+                    return kGoOn;
+                case kBlade: blade = arg; return kGoOn;
+                default: return static_cast<int>(kUsage);
+                }
+            });
+        rc != kGoOn)
+        return rc;
     for (const std::string &u : v.users)
         if (u.find_first_not_of("0123456789") != std::string::npos && !getpwnam(u.c_str()))
             throw InputError("", "-u", "invalid user: " + u);
@@ -164,71 +164,36 @@ int cmd_jobs(int argc, char **argv) {
                                                                   "hot_blades", "cold_blades", "reason"});
     if (v.format.empty() && v.Format.empty()) layout.columns[0].right = layout.columns[3].right = true;  // as squeue
     const bool cut_reasons = v.format.empty() && v.Format.empty();
-    take_positional_sources(src.files, std::vector<std::string>(argv + optind, argv + argc));
     return run_view(v, [&] {
         if (!v.pods.empty()) {
             // An unknown pod is a typo to report, not an empty table (as squeue -p does).
-            json_t *s = fetch_document(src, "status");
             std::vector<std::string> known;
-            size_t k;
-            json_t *p;
-            json_array_foreach(json_object_get(s, "pods"), k, p)
-                known.push_back(json_string_value(json_object_get(p, "pod")));
-            json_decref(s);
+            for (const PodStatus &p : fetch<StatusSnapshot>(src, "status").pods) known.push_back(p.pod);
             require_known(v.pods, known, "-p", "pod", "see the POD column of morpheus pools");
         }
-        json_t *root = fetch_document(src, "jobs");
+        JobList all = fetch<JobList>(src, "jobs");
         // A job id that names no job is an error, as squeue -j says "Invalid job id specified".
-        size_t i;
-        json_t *j;
         for (const std::string &id : v.jobs) {
             bool seen = false;
-            json_array_foreach(json_object_get(root, "jobs"), i, j) seen =
-                seen || std::to_string(json_integer_value(json_object_get(j, "job_id"))) == id;
-            if (!seen) {
-                json_decref(root);
+            for (const JobStatus &j : all.jobs) seen = seen || std::to_string(j.job_id) == id;
+            if (!seen)
                 throw InputError("", "-j", "invalid job id: " + id,
                                  "Morpheus knows the jobs that hold blade memory and those it holds pending");
-            }
         }
-        json_t *kept = json_array();
-        json_array_foreach(json_object_get(root, "jobs"), i, j) {
-            uint32_t uid = static_cast<uint32_t>(json_integer_value(json_object_get(j, "uid")));
-            bool user_ok = v.users.empty();
-            for (const std::string &u : v.users) user_ok = user_ok || u == user_name(uid) || u == std::to_string(uid);
-            if (!user_ok) continue;
-            if (!v.jobs.empty() && !listed(v.jobs, std::to_string(json_integer_value(json_object_get(j, "job_id")))))
-                continue;
-            if (!states.empty() && !listed(states, json_string_value(json_object_get(j, "state")))) continue;
-            json_t *pods = json_object_get(j, "pods");
-            if (!v.pods.empty()) {
-                std::string p = json_is_string(pods) ? json_string_value(pods) : "";
-                bool any = false;
-                for (const std::string &want : v.pods)
-                    any = any || ("," + p + ",").find("," + want + ",") != std::string::npos;
-                if (!any) continue;
-            }
-            if (!blade.empty() && !uses_blade(j, blade)) continue;
-            json_object_set_new(j, "user", json_string(user_name(uid).c_str()));
-            json_array_append(kept, j);
+        JobList kept;
+        for (JobStatus &j : all.jobs) {
+            if (!wanted(j, v, states, blade)) continue;
+            j.user = user_name(j.uid);
+            kept.jobs.push_back(std::move(j));
         }
-        json_decref(root);
-        std::string out;
-        if (v.output != ViewOptions::Text) {
-            json_t *o = json_object();
-            json_object_set_new(o, "jobs", kept);
-            out = dump_document(o, v.output);
-            json_decref(o);
-            return out;
-        }
+        if (v.output != ViewOptions::Text) return dump_value(kept, v.output);
         std::vector<std::vector<std::string>> rows;
         int64_t now = static_cast<int64_t>(std::time(nullptr));
-        json_array_foreach(kept, i, j) {
+        for (const JobStatus &j : kept.jobs) {
             rows.push_back(job_row(j, now));
             std::string &reason = rows.back().back();
             if (cut_reasons && reason.size() > kReasonWidth) reason = reason.substr(0, kReasonWidth - 3) + "...";
         }
-        json_decref(kept);
         return render_layout(layout, kJobFields, rows, v.header);
     });
 }
@@ -242,16 +207,19 @@ int cmd_explain(int argc, char **argv) {
                                       {"json", no_argument, nullptr, kJson},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "c:h", longopts, nullptr)) != -1) {
-        if (take_status_option(c, optarg, src)) continue;
-        switch (c) {
-        case kJson: json = true; break;
-        case 'h': std::printf("usage: morpheus explain JOBID [--server HOST:PORT] [--json]\n"); return kOk;
-        default: return kUsage;
-        }
-    }
+    if (int rc = parse_options(argc, argv, "c:h", longopts,
+                               [&](int c, const char *arg) {
+                                   if (take_status_option(c, arg, src)) return kGoOn;
+                                   switch (c) {
+                                   case kJson: json = true; return kGoOn;
+                                   case 'h':
+                                       std::printf("usage: morpheus explain JOBID [--server HOST:PORT] [--json]\n");
+                                       return static_cast<int>(kOk);
+                                   default: return static_cast<int>(kUsage);
+                                   }
+                               });
+        rc != kGoOn)
+        return rc;
     if (optind + 1 != argc) {
         std::fprintf(stderr, "morpheus explain: give one JOBID\n");
         return kUsage;
@@ -267,26 +235,18 @@ int cmd_explain(int argc, char **argv) {
         std::fputs(text.c_str(), stdout);
         return kOk;
     }
-    json_error_t err;
-    json_t *root = json_loads(text.c_str(), 0, &err);
+    ExplainAnswer answer = from_json<ExplainAnswer>(text, src.server.empty() ? "status" : src.server);
     std::printf("job %ld:", job);
-    if (json_t *v = json_object_get(root, "verdict")) std::printf(" %s", json_string_value(v));
+    if (answer.decision) std::printf(" %s", answer.decision->verdict.c_str());
     std::printf("\n");
-    if (json_t *h = json_object_get(root, "holding")) std::printf("holding: %s\n", json_string_value(h));
-    if (json_t *e = json_object_get(root, "explanation")) std::fputs(json_string_value(e), stdout);
-    json_decref(root);
+    if (answer.holding) std::printf("holding: %s\n", answer.holding->c_str());
+    if (answer.decision) std::fputs(answer.decision->explanation.c_str(), stdout);
     return kOk;
 }
 
 namespace {
 
-std::string metrics_of(StatusSource &src) {
-    json_t *root = fetch_document(src, "metrics");
-    std::string out =
-        json_is_string(json_object_get(root, "metrics")) ? json_string_value(json_object_get(root, "metrics")) : "";
-    json_decref(root);
-    return out;
-}
+std::string metrics_of(StatusSource &src) { return fetch<MetricsAnswer>(src, "metrics").text; }
 
 volatile sig_atomic_t stop_serving = 0;
 void on_stop(int) { stop_serving = 1; }
@@ -330,22 +290,22 @@ int cmd_metrics(int argc, char **argv) {
                                       {"http", required_argument, nullptr, kHttp},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "c:h", longopts, nullptr)) != -1) {
-        if (take_status_option(c, optarg, src)) continue;
-        if (c == kHttp) {
-            http = optarg;
-            continue;
-        }
-        if (c == 'h') {
-            std::printf(
-                "usage: morpheus metrics [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
-                "                        [--http [ADDRESS:]PORT]\n");
-            return kOk;
-        }
-        return kUsage;
-    }
+    if (int rc = parse_options(argc, argv, "c:h", longopts,
+                               [&](int c, const char *arg) {
+                                   if (take_status_option(c, arg, src)) return kGoOn;
+                                   if (c == kHttp) {
+                                       http = arg;
+                                       return kGoOn;
+                                   }
+                                   if (c != 'h') return static_cast<int>(kUsage);
+                                   std::printf(
+                                       "usage: morpheus metrics [FABRIC INVENTORY | --conf FILE] [--state LEDGER] "
+                                       "[--server HOST:PORT]\n"
+                                       "                        [--http [ADDRESS:]PORT]\n");
+                                   return static_cast<int>(kOk);
+                               });
+        rc != kGoOn)
+        return rc;
     take_positional_sources(src.files, std::vector<std::string>(argv + optind, argv + argc));
     if (!http.empty()) return serve_metrics(src, http);
     std::fputs(metrics_of(src).c_str(), stdout);

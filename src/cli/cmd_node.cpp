@@ -13,6 +13,7 @@
 #include "nccl_topology.hpp"
 #include "node_tiers.hpp"
 #include "node_topology.hpp"
+#include "options.hpp"
 #include "table.hpp"
 #include "units.hpp"
 
@@ -164,22 +165,23 @@ int cmd_node(int argc, char **argv) {
                                       {"nccl-file", no_argument, nullptr, kNccl},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
-        switch (c) {
-        case kTopology: topology = optarg; break;
-        case kJson: json = true; break;
-        case kNccl: nccl_only = true; break;
-        case 'h':
-            std::printf(
-                "usage: morpheus node [--topology FILE.xml] [--json | --nccl-file]\n"
-                "  GPUs, NICs, NUMA nodes by tier and the NCCL topology file of this node\n"
-                "  (or of the hwloc XML FILE, e.g. from lstopo --of xml on another node)\n");
-            return kOk;
-        default: return kUsage;
-        }
-    }
+    if (int rc = parse_options(argc, argv, "h", longopts,
+                               [&](int c, const char *arg) -> int {
+                                   switch (c) {
+                                   case kTopology: topology = arg; return kGoOn;
+                                   case kJson: json = true; return kGoOn;
+                                   case kNccl: nccl_only = true; return kGoOn;
+                                   case 'h':
+                                       std::printf(
+                                           "usage: morpheus node [--topology FILE.xml] [--json | --nccl-file]\n"
+                                           "  GPUs, NICs, NUMA nodes by tier and the NCCL topology file of this node\n"
+                                           "  (or of the hwloc XML FILE, e.g. from lstopo --of xml on another node)\n");
+                                       return kOk;
+                                   default: return kUsage;
+                                   }
+                               });
+        rc != kGoOn)
+        return rc;
     if (optind < argc) {
         std::fprintf(stderr, "morpheus node: unexpected argument '%s' (give the XML with --topology)\n", argv[optind]);
         return kUsage;

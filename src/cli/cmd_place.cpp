@@ -67,26 +67,27 @@ int cmd_place(int argc, char **argv) {
                                       {"json", no_argument, nullptr, kJson},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "c:N:G:h", longopts, nullptr)) != -1) {
-        switch (c) {
-        case 'c': s.conf = optarg; break;
-        case 'N': req.nodes = parse_count(optarg, "--nodes"); break;
-        case 'G': req.gpus = parse_count(optarg, "--gpus"); break;
-        case kHot: hot = optarg; break;
-        case kLatency: latency = optarg; break;
-        case kCold: cold = optarg; break;
-        case kBusy: busy = optarg; break;
-        case kState: s.state = optarg; break;
-        case kReserve: reserve = true; break;
-        case kJobId: req.job_id = parse_count(optarg, "--job-id"); break;
-        case kRelease: release = parse_count(optarg, "--release"); break;
-        case kJson: json = true; break;
-        case 'h': usage(stdout); return kOk;
-        default: usage(stderr); return kUsage;
-        }
-    }
+    if (int rc = parse_options(argc, argv, "c:N:G:h", longopts,
+                               [&](int c, const char *arg) -> int {
+                                   switch (c) {
+                                   case 'c': s.conf = arg; return kGoOn;
+                                   case 'N': req.nodes = parse_count(arg, "--nodes"); return kGoOn;
+                                   case 'G': req.gpus = parse_count(arg, "--gpus"); return kGoOn;
+                                   case kHot: hot = arg; return kGoOn;
+                                   case kLatency: latency = arg; return kGoOn;
+                                   case kCold: cold = arg; return kGoOn;
+                                   case kBusy: busy = arg; return kGoOn;
+                                   case kState: s.state = arg; return kGoOn;
+                                   case kReserve: reserve = true; return kGoOn;
+                                   case kJobId: req.job_id = parse_count(arg, "--job-id"); return kGoOn;
+                                   case kRelease: release = parse_count(arg, "--release"); return kGoOn;
+                                   case kJson: json = true; return kGoOn;
+                                   case 'h': usage(stdout); return kOk;
+                                   default: usage(stderr); return kUsage;
+                                   }
+                               });
+        rc != kGoOn)
+        return rc;
     take_positional_sources(s, std::vector<std::string>(argv + optind, argv + argc));
     parse_memory_flags(req, hot, latency, cold);
     if (req.nodes == 0 && req.gpus == 0) req.nodes = 1;

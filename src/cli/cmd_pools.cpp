@@ -1,13 +1,10 @@
-// morpheus pools: the sinfo of memory pools. Renders the status document (the same JSON the
-// plugin serves) as summary, per-pod and per-blade tables, or passes it through with --json.
-#include <jansson.h>
-
-#include <cctype>
+// morpheus pools: the sinfo of memory pools. Renders the status snapshot (the document the
+// plugin serves, read into status_model.hpp's values) as summary, per-pod and per-blade tables,
+// or as the document again with --json/--yaml.
 #include <cstdio>
+#include <ctime>
 
-#include "explain.hpp"
 #include "input_error.hpp"
-#include "options.hpp"
 #include "status_source.hpp"
 #include "table.hpp"
 #include "units.hpp"
@@ -17,12 +14,7 @@ namespace morpheus::cli {
 
 namespace {
 
-uint64_t num(json_t *o, const char *key) { return static_cast<uint64_t>(json_integer_value(json_object_get(o, key))); }
-std::string str(json_t *o, const char *key) {
-    json_t *v = json_object_get(o, key);
-    return json_is_string(v) && *json_string_value(v) ? json_string_value(v) : "-";
-}
-uint64_t tier(json_t *blade, const char *t, const char *key) { return num(json_object_get(blade, t), key); }
+std::string or_dash(const std::string &s) { return s.empty() ? "-" : s; }
 
 // Pod rows and blade rows have their own fields; one -o/-O names fields of one kind.
 const std::vector<Field> kPodFields = {{"pod", 'P', "POD"},
@@ -46,74 +38,62 @@ const std::vector<Field> kBladeFields = {{"blade", 'b', "BLADE"},
                                          {"reason", 'E', "REASON"},
                                          {"since", 'H', "SINCE"}};
 
-std::vector<std::string> pod_row(json_t *p) {
-    json_t *near = json_object_get(p, "nearest_blade_ns");
-    return {str(p, "pod"),
-            str(p, "nodes"),
-            std::to_string(num(p, "node_count")),
-            format_latency(num(p, "hot_bound_ns")),
-            std::to_string(num(p, "hot_blades")),
-            format_size(num(p, "hot_capacity")),
-            format_size(num(p, "hot_reserved")),
-            format_size(num(p, "hot_free")),
-            json_is_integer(near) ? format_latency(json_integer_value(near)) : "-"};
+std::vector<std::string> pod_row(const PodStatus &p) {
+    return {or_dash(p.pod),
+            or_dash(p.nodes),
+            std::to_string(p.node_count),
+            format_latency(p.hot_bound_ns),
+            std::to_string(p.hot_blades),
+            format_size(p.hot_capacity),
+            format_size(p.hot_reserved),
+            format_size(p.hot_free),
+            p.nearest_blade_ns ? format_latency(*p.nearest_blade_ns) : "-"};
 }
 
 // sinfo -R's TIMESTAMP: local time, ISO 8601.
-std::string timestamp(json_t *v) {
-    if (!json_is_integer(v)) return "-";
-    std::time_t t = static_cast<std::time_t>(json_integer_value(v));
+std::string timestamp(int64_t since) {
+    if (!since) return "-";
+    std::time_t t = static_cast<std::time_t>(since);
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", std::localtime(&t));
     return buf;
 }
 
-std::vector<std::string> blade_row(json_t *b) {
+std::vector<std::string> blade_row(const BladeStatus &b) {
     char load[16];
-    std::snprintf(load, sizeof load, "%.2f", json_real_value(json_object_get(b, "load")));
-    return {str(b, "blade"),
-            str(b, "state"),
+    std::snprintf(load, sizeof load, "%.2f", b.load);
+    return {or_dash(b.blade),
+            or_dash(b.state),
             load,
-            format_size(tier(b, "dram", "capacity")),
-            format_size(tier(b, "dram", "reserved")),
-            format_size(tier(b, "dram", "free")),
-            format_size(tier(b, "pmem", "capacity")),
-            format_size(tier(b, "pmem", "reserved")),
-            format_size(tier(b, "pmem", "free")),
-            str(b, "reason"),
-            timestamp(json_object_get(b, "since"))};
+            format_size(b.dram.capacity),
+            format_size(b.dram.reserved),
+            format_size(b.dram.free),
+            format_size(b.pmem.capacity),
+            format_size(b.pmem.reserved),
+            format_size(b.pmem.free),
+            or_dash(b.reason),
+            timestamp(b.since)};
 }
 
-// "drain" and "down" are Slurm's words for draining and failed.
-std::string blade_state_word(const std::string &s) {
-    if (s == "drain") return "draining";
-    if (s == "down") return "failed";
-    return s;
-}
-
-// Keeps the pods and blades the filters name, in the document itself, so the tables, --json
+// Keeps the pods and blades the filters name, in the snapshot itself, so the tables, --json
 // and --yaml show the same rows.
-void filter(json_t *root, const ViewOptions &v) {
-    std::vector<std::string> pods, states;
-    size_t i;
-    json_t *x;
-    json_array_foreach(json_object_get(root, "pods"), i, x) pods.push_back(str(x, "pod"));
+void filter(StatusSnapshot &s, const ViewOptions &v) {
+    std::vector<std::string> pods;
+    for (const PodStatus &p : s.pods) pods.push_back(or_dash(p.pod));
     require_known(v.pods, pods, "-p", "pod", "see the POD column of morpheus pools");
-    for (const std::string &s : v.states) states.push_back(blade_state_word(s));
-    require_known(states, {"up", "draining", "failed", "absent"}, "-t", "blade state",
-                  "use up, draining (drain), failed (down) or absent");
-    json_t *kept = json_array();
-    json_array_foreach(json_object_get(root, "pods"), i, x) if (v.pods.empty() || listed(v.pods, str(x, "pod")))
-        json_array_append(kept, x);
-    json_object_set_new(root, "pods", kept);
-    kept = json_array();
-    json_array_foreach(json_object_get(root, "blades"), i, x) if (states.empty() || listed(states, str(x, "state")))
-        json_array_append(kept, x);
-    json_object_set_new(root, "blades", kept);
+    std::vector<std::string> states = blade_states(v);
+    std::vector<PodStatus> kept_pods;
+    for (PodStatus &p : s.pods)
+        if (v.pods.empty() || listed(v.pods, or_dash(p.pod))) kept_pods.push_back(std::move(p));
+    s.pods = std::move(kept_pods);
+    std::vector<BladeStatus> kept_blades;
+    for (BladeStatus &b : s.blades)
+        if (states.empty() || listed(states, or_dash(b.state))) kept_blades.push_back(std::move(b));
+    s.blades = std::move(kept_blades);
 }
 
 // -o/-O: one table of pod rows or of blade rows, whichever kind the fields name.
-std::string render_fields(json_t *root, const ViewOptions &v) {
+std::string render_fields(const StatusSnapshot &s, const ViewOptions &v) {
     auto parse = [&](const std::vector<Field> &fields) {
         return v.format.empty() ? parse_Format(v.Format, fields) : parse_format(v.format, fields);
     };
@@ -133,69 +113,57 @@ std::string render_fields(json_t *root, const ViewOptions &v) {
         }
     }
     std::vector<std::vector<std::string>> rows;
-    size_t i;
-    json_t *x;
-    json_array_foreach(json_object_get(root, pods ? "pods" : "blades"), i, x)
-        rows.push_back(pods ? pod_row(x) : blade_row(x));
+    if (pods)
+        for (const PodStatus &p : s.pods) rows.push_back(pod_row(p));
+    else
+        for (const BladeStatus &b : s.blades) rows.push_back(blade_row(b));
     return render_layout(layout, pods ? kPodFields : kBladeFields, rows, v.header);
 }
 
-}  // namespace
-
-std::string render_pools(const std::string &status_text, bool header) {
-    json_error_t err;
-    json_t *root = json_loads(status_text.c_str(), 0, &err);
-    if (!root) throw InputError("status", "", std::string("bad status document: ") + err.text);
-    json_t *blades = json_object_get(root, "blades"), *pods = json_object_get(root, "pods"),
-           *jobs = json_object_get(root, "jobs");
+// The summary line, then the pods with their free hot memory by bound, then the blades.
+std::string render_pools(const StatusSnapshot &s, bool header) {
     uint64_t dc = 0, dr = 0, df = 0, pc = 0, pr = 0, pf = 0;
     int up = 0, draining = 0, failed = 0;
-    size_t i;
-    json_t *b;
-    json_array_foreach(blades, i, b) {
-        dc += tier(b, "dram", "capacity");
-        dr += tier(b, "dram", "reserved");
-        df += tier(b, "dram", "free");
-        pc += tier(b, "pmem", "capacity");
-        pr += tier(b, "pmem", "reserved");
-        pf += tier(b, "pmem", "free");
-        std::string st = str(b, "state");
-        up += st == "up";
-        draining += st == "draining";
-        failed += st == "failed";
+    for (const BladeStatus &b : s.blades) {
+        dc += b.dram.capacity;
+        dr += b.dram.reserved;
+        df += b.dram.free;
+        pc += b.pmem.capacity;
+        pr += b.pmem.reserved;
+        pf += b.pmem.free;
+        up += b.state == "up";
+        draining += b.state == "draining";
+        failed += b.state == "failed";
     }
     std::string out;
     char line[512];
     std::snprintf(line, sizeof line,
                   "BLADES %zu (%d up, %d draining, %d failed)  DRAM %s reserved %s free %s  PMEM %s reserved %s free "
                   "%s  JOBS %zu\n\n",
-                  json_array_size(blades), up, draining, failed, format_size(dc).c_str(), format_size(dr).c_str(),
+                  s.blades.size(), up, draining, failed, format_size(dc).c_str(), format_size(dr).c_str(),
                   format_size(df).c_str(), format_size(pc).c_str(), format_size(pr).c_str(), format_size(pf).c_str(),
-                  json_array_size(jobs));
+                  s.jobs.size());
     if (header) out += line;
     std::vector<std::string> headers = {"POD",          "NODES",        "HOT_BOUND", "HOT_BLADES",
                                         "HOT_CAPACITY", "HOT_RESERVED", "HOT_FREE",  "NEAREST"};
-    json_t *p;
-    json_t *first_classes = json_object_get(json_array_get(pods, 0), "hot_free_by_class");
-    size_t k;
-    json_t *c;
-    json_array_foreach(first_classes, k, c) headers.push_back("FREE@" + format_latency(num(c, "bound_ns")));
+    if (!s.pods.empty())
+        for (const HotClass &c : s.pods[0].hot_free_by_class) headers.push_back("FREE@" + format_latency(c.bound_ns));
     Table pt(headers);
-    json_array_foreach(pods, i, p) {
+    for (const PodStatus &p : s.pods) {
         std::vector<std::string> row = pod_row(p);
         row.erase(row.begin() + 2);  // node_count: NODES says it
-        json_array_foreach(json_object_get(p, "hot_free_by_class"), k, c) row.push_back(format_size(num(c, "free")));
+        for (const HotClass &c : p.hot_free_by_class) row.push_back(format_size(c.free));
         pt.add(row);
     }
     out += pt.render(header) + "\n";
     // The reason and its time only when a blade has one, as sinfo -R lists only such nodes.
     bool reasons = false;
-    json_array_foreach(blades, i, b) reasons = reasons || json_is_string(json_object_get(b, "reason"));
+    for (const BladeStatus &b : s.blades) reasons = reasons || !b.reason.empty();
     Table bt(reasons ? std::vector<std::string>{"BLADE", "STATE", "LOAD", "DRAM", "DRAM_RESV", "DRAM_FREE", "PMEM",
                                                 "PMEM_RESV", "PMEM_FREE", "SINCE", "REASON"}
                      : std::vector<std::string>{"BLADE", "STATE", "LOAD", "DRAM", "DRAM_RESV", "DRAM_FREE", "PMEM",
                                                 "PMEM_RESV", "PMEM_FREE"});
-    json_array_foreach(blades, i, b) {
+    for (const BladeStatus &b : s.blades) {
         std::vector<std::string> row = blade_row(b);
         std::string reason = row[9], since = row[10];
         row.resize(9);
@@ -206,59 +174,30 @@ std::string render_pools(const std::string &status_text, bool header) {
         bt.add(row);
     }
     out += bt.render(header);
-    json_decref(root);
     return out;
 }
+
+}  // namespace
 
 int cmd_pools(int argc, char **argv) {
     StatusSource src;
     ViewOptions v;
-    enum { kHelp = 1000 };
-    static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
-                                      {"server", required_argument, nullptr, kOptServer},
-                                      {"state", required_argument, nullptr, kOptState},
-                                      MORPHEUS_VIEW_LONG_OPTIONS,
-                                      {"help", no_argument, nullptr, kHelp},
-                                      {"usage", no_argument, nullptr, kHelp},
-                                      {nullptr, 0, nullptr, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, (std::string("c:") + kViewShortOptions).c_str(), longopts, nullptr)) != -1) {
-        if (take_status_option(c, optarg, src) || take_view_option(c, optarg, v)) continue;
-        if (c == kHelp) {
-            std::printf(
-                "usage: morpheus pools [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
-                "                      [-p POD,...] [-t STATE,...] [-o FORMAT | -O FIELD[:[.]WIDTH],...]\n"
-                "                      [-h|--noheader] [-i SECONDS] [--json|--yaml]\n"
-                "pod fields:   pod nodes node_count hot_bound hot_blades hot_capacity hot_reserved hot_free nearest\n"
-                "blade fields: blade state load dram dram_reserved dram_free pmem pmem_reserved pmem_free reason "
-                "since\n");
-            return kOk;
-        }
-        return kUsage;
-    }
-    if (!v.format.empty() && !v.Format.empty()) throw InputError("", "-o", "give -o or -O, not both");
-    take_positional_sources(src.files, std::vector<std::string>(argv + optind, argv + argc));
+    if (int rc = parse_view_command(
+            argc, argv,
+            "usage: morpheus pools [FABRIC INVENTORY | --conf FILE] [--state LEDGER] [--server HOST:PORT]\n"
+            "                      [-p POD,...] [-t STATE,...] [-o FORMAT | -O FIELD[:[.]WIDTH],...]\n"
+            "                      [-h|--noheader] [-i SECONDS] [--json|--yaml]\n"
+            "pod fields:   pod nodes node_count hot_bound hot_blades hot_capacity hot_reserved hot_free nearest\n"
+            "blade fields: blade state load dram dram_reserved dram_free pmem pmem_reserved pmem_free reason since\n",
+            src, v);
+        rc != kGoOn)
+        return rc;
     return run_view(v, [&] {
-        json_t *root = fetch_document(src, "status");
-        std::string out;
-        try {
-            filter(root, v);
-            if (v.output != ViewOptions::Text)
-                out = dump_document(root, v.output);
-            else if (!v.format.empty() || !v.Format.empty())
-                out = render_fields(root, v);
-            else {
-                char *s = json_dumps(root, 0);
-                out = render_pools(s, v.header);
-                std::free(s);
-            }
-        } catch (...) {
-            json_decref(root);
-            throw;
-        }
-        json_decref(root);
-        return out;
+        StatusSnapshot s = fetch<StatusSnapshot>(src, "status");
+        filter(s, v);
+        if (v.output != ViewOptions::Text) return dump_value(s, v.output);
+        if (!v.format.empty() || !v.Format.empty()) return render_fields(s, v);
+        return render_pools(s, v.header);
     });
 }
 

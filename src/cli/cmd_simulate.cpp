@@ -343,52 +343,62 @@ int cmd_simulate(int argc, char **argv) {
                                       {"jobs", required_argument, nullptr, kJobs},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "c:h", longopts, nullptr)) != -1) {
-        switch (c) {
-        case 'c': s.conf = optarg; break;
-        case kTrace: trace_path = optarg; break;
-        case kSynthetic: synthetic = static_cast<size_t>(parse_number(optarg, "--synthetic", 1, 1e8)); break;
-        case kLoad: synth.load = parse_number(optarg, "--load", 0.01, 10); break;
-        case kMaxJob: max_job_procs = static_cast<uint64_t>(parse_number(optarg, "--max-job-procs", 1, 1e7)); break;
-        case kLimit: limit = static_cast<size_t>(parse_number(optarg, "--limit", 1, 1e9)); break;
-        case kGpusPerProc:
-            model.gpus_per_proc = static_cast<uint32_t>(parse_number(optarg, "--gpus-per-proc", 1, 1024));
-            break;
-        case kMemMin: model.mem_min = parse_size(optarg, "--mem-min"); break;
-        case kMemMax: model.mem_max = parse_size(optarg, "--mem-max"); break;
-        case kMemScale: model.mem_scale = parse_number(optarg, "--mem-scale", 0, 1e9); break;
-        case kHot: model.hot_fraction = parse_number(optarg, "--hot-fraction", 0, 1); break;
-        case kBound: model.default_bound_ns = parse_latency(optarg, "--default-bound"); break;
-        case kTightShare: model.tight_share = parse_number(optarg, "--tight-share", 0, 1); break;
-        case kTightBound: model.tight_bound_ns = parse_latency(optarg, "--tight-bound"); break;
-        case kSeed: model.seed = synth.seed = static_cast<uint64_t>(parse_number(optarg, "--seed", 0, 1e18)); break;
-        case kSeeds: seeds = static_cast<size_t>(parse_number(optarg, "--seeds", 1, 1000)); break;
-        case kAlpha: opt.slowdown.alpha = parse_number(optarg, "--alpha", 0, 100); break;
-        case kLocal: opt.slowdown.local_ns = static_cast<double>(parse_latency(optarg, "--local-latency")); break;
-        case kLimitFactor: model.limit_factor = parse_number(optarg, "--limit-factor", 1, 1000); break;
-        case kPoolSizes: pool_list = optarg; break;
-        case kPolicy: policies = optarg; break;
-        case kBackfill: opt.backfill = true; break;
-        case kScheduler:
-            if (std::strcmp(optarg, "easy") == 0)
-                opt.backfill = true;
-            else if (std::strcmp(optarg, "fcfs") == 0)
-                opt.backfill = false;
-            else
-                throw InputError("", "--scheduler", std::string("unknown scheduler \"") + optarg + "\"",
-                                 "use easy (EASY backfill, as Slurm) or fcfs");
-            break;
-        case kCheck: opt.check_invariants = true; break;
-        case kJson: json = true; break;
-        case kPlot: plot_path = optarg; break;
-        case kJobs: jobs_dir = optarg; break;
-        case kNoProgress: progress = false; break;
-        case 'h': usage(stdout); return kOk;
-        default: usage(stderr); return kUsage;
-        }
-    }
+    if (int rc = parse_options(
+            argc, argv, "c:h", longopts,
+            [&](int c, const char *arg) -> int {
+                switch (c) {
+                case 'c': s.conf = arg; return kGoOn;
+                case kTrace: trace_path = arg; return kGoOn;
+                case kSynthetic:
+                    synthetic = static_cast<size_t>(parse_number(arg, "--synthetic", 1, 1e8));
+                    return kGoOn;
+                case kLoad: synth.load = parse_number(arg, "--load", 0.01, 10); return kGoOn;
+                case kMaxJob:
+                    max_job_procs = static_cast<uint64_t>(parse_number(arg, "--max-job-procs", 1, 1e7));
+                    return kGoOn;
+                case kLimit: limit = static_cast<size_t>(parse_number(arg, "--limit", 1, 1e9)); return kGoOn;
+                case kGpusPerProc:
+                    model.gpus_per_proc = static_cast<uint32_t>(parse_number(arg, "--gpus-per-proc", 1, 1024));
+                    return kGoOn;
+                case kMemMin: model.mem_min = parse_size(arg, "--mem-min"); return kGoOn;
+                case kMemMax: model.mem_max = parse_size(arg, "--mem-max"); return kGoOn;
+                case kMemScale: model.mem_scale = parse_number(arg, "--mem-scale", 0, 1e9); return kGoOn;
+                case kHot: model.hot_fraction = parse_number(arg, "--hot-fraction", 0, 1); return kGoOn;
+                case kBound: model.default_bound_ns = parse_latency(arg, "--default-bound"); return kGoOn;
+                case kTightShare: model.tight_share = parse_number(arg, "--tight-share", 0, 1); return kGoOn;
+                case kTightBound: model.tight_bound_ns = parse_latency(arg, "--tight-bound"); return kGoOn;
+                case kSeed:
+                    model.seed = synth.seed = static_cast<uint64_t>(parse_number(arg, "--seed", 0, 1e18));
+                    return kGoOn;
+                case kSeeds: seeds = static_cast<size_t>(parse_number(arg, "--seeds", 1, 1000)); return kGoOn;
+                case kAlpha: opt.slowdown.alpha = parse_number(arg, "--alpha", 0, 100); return kGoOn;
+                case kLocal:
+                    opt.slowdown.local_ns = static_cast<double>(parse_latency(arg, "--local-latency"));
+                    return kGoOn;
+                case kLimitFactor: model.limit_factor = parse_number(arg, "--limit-factor", 1, 1000); return kGoOn;
+                case kPoolSizes: pool_list = arg; return kGoOn;
+                case kPolicy: policies = arg; return kGoOn;
+                case kBackfill: opt.backfill = true; return kGoOn;
+                case kScheduler:
+                    if (std::strcmp(arg, "easy") == 0)
+                        opt.backfill = true;
+                    else if (std::strcmp(arg, "fcfs") == 0)
+                        opt.backfill = false;
+                    else
+                        throw InputError("", "--scheduler", std::string("unknown scheduler \"") + arg + "\"",
+                                         "use easy (EASY backfill, as Slurm) or fcfs");
+                    return kGoOn;
+                case kCheck: opt.check_invariants = true; return kGoOn;
+                case kJson: json = true; return kGoOn;
+                case kPlot: plot_path = arg; return kGoOn;
+                case kJobs: jobs_dir = arg; return kGoOn;
+                case kNoProgress: progress = false; return kGoOn;
+                case 'h': usage(stdout); return kOk;
+                default: usage(stderr); return kUsage;
+                }
+            });
+        rc != kGoOn)
+        return rc;
     if (trace_path.empty() == (synthetic == 0)) {
         std::fprintf(stderr, "morpheus simulate: give one of --trace FILE or --synthetic N\n");
         return kUsage;

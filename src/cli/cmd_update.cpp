@@ -53,20 +53,22 @@ int cmd_update(int argc, char **argv) {
                                       {"help", no_argument, nullptr, 'h'},
                                       {"usage", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "c:h", longopts, nullptr)) != -1) {
-        switch (c) {
-        case 'c': s.conf = optarg; break;
-        case 'h':
-            std::printf(
-                "usage: morpheus update [--conf FILE | FABRIC INVENTORY] blade=NAME state=drain|up|failed "
-                "[reason=TEXT]\n"
-                "  drain and failed need a reason, as scontrol's state=drain does; up clears it\n");
-            return kOk;
-        default: return kUsage;
-        }
-    }
+    if (int rc = parse_options(
+            argc, argv, "c:h", longopts,
+            [&](int c, const char *arg) -> int {
+                switch (c) {
+                case 'c': s.conf = arg; return kGoOn;
+                case 'h':
+                    std::printf(
+                        "usage: morpheus update [--conf FILE | FABRIC INVENTORY] blade=NAME state=drain|up|failed "
+                        "[reason=TEXT]\n"
+                        "  drain and failed need a reason, as scontrol's state=drain does; up clears it\n");
+                    return kOk;
+                default: return kUsage;
+                }
+            });
+        rc != kGoOn)
+        return rc;
     std::string blade, state_word, reason;
     bool has_reason = false;
     std::vector<std::string> positional;

@@ -3,6 +3,7 @@
 #include <getopt.h>
 
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,22 @@
 #include "morpheus/morpheus_env.h"
 
 namespace morpheus::cli {
+
+// What an option handler returns to go on with the next option.
+constexpr int kGoOn = -1;
+
+// getopt_long over a subcommand's argv (argv[0] is the subcommand): each option goes to
+// take(c, optarg), which returns kGoOn, or an exit status that ends the parse (kOk after
+// --help, kUsage for an option it does not know). Returns kGoOn once every option is taken;
+// the positional arguments start at optind.
+inline int parse_options(int argc, char **argv, const std::string &shortopts, const option *longopts,
+                         const std::function<int(int, const char *)> &take) {
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, shortopts.c_str(), longopts, nullptr)) != -1)
+        if (int rc = take(c, optarg); rc != kGoOn) return rc;
+    return kGoOn;
+}
 
 // Fills fabric/inventory from up to two positional arguments, conf from $MORPHEUS_CONF when
 // no --conf was given and no files were named.

@@ -15,6 +15,7 @@
 #include "decision_log.hpp"
 #include "input_error.hpp"
 #include "ledger.hpp"
+#include "options.hpp"
 #include "status_queries.hpp"
 #include "status_service.hpp"
 #include "morpheus/morpheus_env.h"
@@ -85,14 +86,6 @@ void find_default_source(StatusSource &s) {
 
 }  // namespace
 
-json_t *fetch_document(StatusSource &s, const std::string &op, long job) {
-    std::string text = fetch_status(s, op, job);
-    json_error_t err;
-    json_t *root = json_loads(text.c_str(), 0, &err);
-    if (!root) throw InputError(op, "", std::string("bad ") + op + " document: " + err.text);
-    return root;
-}
-
 std::string fetch_status(StatusSource &s, const std::string &op, long job) {
     if (s.server.empty()) {
         const char *env = std::getenv(MORPHEUS_ENV_SERVER);
@@ -142,6 +135,33 @@ std::string fetch_status(StatusSource &s, const std::string &op, long job) {
     json_decref(doc);
     if (!message.empty()) throw InputError(s.server.empty() ? "" : s.server, "", message);
     return reply;
+}
+
+int parse_view_command(int argc, char **argv, const char *usage, StatusSource &src, ViewOptions &v,
+                       const std::string &extra_short, const std::vector<option> &extra_long,
+                       const std::function<int(int, const char *)> &take_extra) {
+    enum { kHelp = 999 };  // below the views' own options (1000 and up)
+    std::vector<option> longopts = {{"conf", required_argument, nullptr, 'c'},
+                                    {"server", required_argument, nullptr, kOptServer},
+                                    {"state", required_argument, nullptr, kOptState}};
+    longopts.insert(longopts.end(), extra_long.begin(), extra_long.end());
+    longopts.insert(longopts.end(), {MORPHEUS_VIEW_LONG_OPTIONS,
+                                     {"help", no_argument, nullptr, kHelp},
+                                     {"usage", no_argument, nullptr, kHelp},
+                                     {nullptr, 0, nullptr, 0}});
+    int rc =
+        parse_options(argc, argv, "c:" + extra_short + kViewShortOptions, longopts.data(), [&](int c, const char *arg) {
+            if (take_status_option(c, arg, src) || take_view_option(c, arg, v)) return kGoOn;
+            if (c == kHelp) {
+                std::fputs(usage, stdout);
+                return static_cast<int>(kOk);
+            }
+            return take_extra ? take_extra(c, arg) : static_cast<int>(kUsage);
+        });
+    if (rc != kGoOn) return rc;
+    if (!v.format.empty() && !v.Format.empty()) throw InputError("", "-o", "give -o or -O, not both");
+    take_positional_sources(src.files, std::vector<std::string>(argv + optind, argv + argc));
+    return kGoOn;
 }
 
 }  // namespace morpheus::cli

@@ -1,11 +1,16 @@
 // Where the status views get their document: the live status service inside slurmctld
 // (--server HOST:PORT or $MORPHEUS_SERVER, munge-authenticated), or the files offline.
 #pragma once
-#include <jansson.h>
+#include <getopt.h>
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
+#include "options.hpp"
+#include "status_model.hpp"
+#include "view.hpp"
 
 namespace morpheus::cli {
 
@@ -27,8 +32,21 @@ constexpr int kOptServer = 2000, kOptState = 2001;
 // Sends {"op": op, "job": job} to the service, or answers it offline with the same code.
 // Throws InputError when the answer is an error document.
 std::string fetch_status(StatusSource &s, const std::string &op, long job = 0);
-// The same, parsed: a new reference the caller owns. A reply that is not JSON is an error
-// naming the op.
-json_t *fetch_document(StatusSource &s, const std::string &op, long job = 0);
+// The same, read into its typed value (status_model.hpp); a malformed answer is an error
+// naming the server and what is wrong.
+template <class T>
+T fetch(StatusSource &s, const std::string &op, long job = 0) {
+    std::string text = fetch_status(s, op, job);
+    return from_json<T>(text, s.server.empty() ? "status" : s.server);
+}
+
+// The command line of a status view (pools, jobs, fabric): the source (FABRIC INVENTORY,
+// --conf, --state, --server), the view options (view.hpp), --help/--usage (prints `usage`),
+// and the view's own options: `extra_short` and `extra_long` for getopt, handed to
+// take_extra(c, optarg), which returns kGoOn or an exit status. Returns kGoOn when the view
+// is to run, else the exit status.
+int parse_view_command(int argc, char **argv, const char *usage, StatusSource &src, ViewOptions &v,
+                       const std::string &extra_short = "", const std::vector<option> &extra_long = {},
+                       const std::function<int(int, const char *)> &take_extra = nullptr);
 
 }  // namespace morpheus::cli

@@ -280,6 +280,14 @@ int run_view(const ViewOptions &v, const std::function<std::string()> &once) {
     }
 }
 
+std::vector<std::string> blade_states(const ViewOptions &v) {
+    std::vector<std::string> states;
+    for (const std::string &s : v.states) states.push_back(s == "drain" ? "draining" : s == "down" ? "failed" : s);
+    require_known(states, {"up", "draining", "failed", "absent"}, "-t", "blade state",
+                  "use up, draining (drain), failed (down) or absent");
+    return states;
+}
+
 bool listed(const std::vector<std::string> &list, const std::string &value) {
     for (const std::string &s : list)
         if (s == value) return true;

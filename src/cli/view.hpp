@@ -71,6 +71,19 @@ std::string to_yaml(json_t *doc);
 // The document as the user asked: --json or --yaml.
 std::string dump_document(json_t *doc, ViewOptions::Output out);
 
+// A typed status value (status_model.hpp) as the document the user asked for.
+template <class T>
+std::string dump_value(const T &value, ViewOptions::Output out) {
+    json_t *doc = to_json(value);
+    std::string text = dump_document(doc, out);
+    json_decref(doc);
+    return text;
+}
+
+// -t of the views over blades (pools, fabric): the blade states named, in the status document's
+// words (Slurm's drain and down taken for draining and failed); an unknown one is an error.
+std::vector<std::string> blade_states(const ViewOptions &v);
+
 // Prints once(), or every v.iterate seconds with squeue -i's time line before each, until
 // killed. once() may throw; the error ends the loop.
 int run_view(const ViewOptions &v, const std::function<std::string()> &once);

@@ -18,6 +18,7 @@
 #include "lifecycle.hpp"
 #include "planner.hpp"
 #include "morpheus/morpheus.h"
+#include "status_model.hpp"
 #include "status_queries.hpp"
 #include "status_service.hpp"
 

@@ -22,6 +22,7 @@ bool JsonValue::is_object() const { return json_is_object(value_); }
 bool JsonValue::is_array() const { return json_is_array(value_); }
 bool JsonValue::is_string() const { return json_is_string(value_); }
 bool JsonValue::is_number() const { return json_is_number(value_); }
+bool JsonValue::is_null() const { return json_is_null(value_); }
 
 void JsonValue::fail(const std::string &problem, const std::string &fix) const {
     throw InputError(*file_, path_, problem, fix);
@@ -68,9 +69,13 @@ void JsonValue::expect_keys(const std::vector<std::string> &known) const {
     }
 }
 
-std::string JsonValue::as_string() const {
+std::string JsonValue::as_text() const {
     if (!json_is_string(value_)) fail("expected a string");
-    std::string s(json_string_value(value_), json_string_length(value_));
+    return std::string(json_string_value(value_), json_string_length(value_));
+}
+
+std::string JsonValue::as_string() const {
+    std::string s = as_text();
     for (size_t i = 0; i < s.size(); ++i) {
         unsigned char c = static_cast<unsigned char>(s[i]);
         // C0 controls, DEL, and the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F).

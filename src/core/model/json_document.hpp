@@ -20,6 +20,7 @@ public:
     bool is_array() const;
     bool is_string() const;
     bool is_number() const;
+    bool is_null() const;
 
     // Members of an object; `required` members throw when absent.
     bool has(const char *key) const;
@@ -32,6 +33,9 @@ public:
 
     // Refuses control characters (they would reach slurmctld's log and terminals unescaped).
     std::string as_string() const;
+    // The string as it stands, control characters and all: text Morpheus wrote itself (a
+    // multi-line explanation, metrics), read back from its own answer.
+    std::string as_text() const;
     double as_number() const;
     uint64_t as_count() const;  // non-negative integer
     // A non-negative integer no larger than `max` (the destination type's range, or a sane cap):

@@ -10,6 +10,7 @@
 
 #include "hostlist.hpp"
 #include "json_document.hpp"
+#include "status_model.hpp"
 #include "units.hpp"
 #include "morpheus/morpheus_env.h"
 
@@ -49,17 +50,6 @@ std::string gbps(float v) {
     return buf;
 }
 
-json_t *segment_json(const Fabric &f, const Segment &s) {
-    json_t *o = json_object();
-    json_object_set_new(o, "blade", json_string(f.blades[s.blade].name.c_str()));
-    json_object_set_new(o, "use", json_string(s.use == Use::Hot ? "hot" : "cold"));
-    json_object_set_new(o, "tier", json_string(tier_name(s.tier)));
-    json_object_set_new(o, "bytes", json_integer(static_cast<json_int_t>(s.bytes)));
-    json_object_set_new(o, "latency_ns", json_integer(s.latency_ns));
-    json_object_set_new(o, "pod", json_string(f.pods[s.pod].name.c_str()));
-    return o;
-}
-
 std::string segments_words(const Fabric &f, const std::vector<Segment> &segs, Use use) {
     std::string s;
     for (const Segment &g : segs) {
@@ -72,13 +62,13 @@ std::string segments_words(const Fabric &f, const std::vector<Segment> &segs, Us
     return s;
 }
 
-std::string pods_words(const Fabric &f, const std::vector<PodShare> &pods) {
+}  // namespace
+
+std::string pod_names(const Fabric &f, const std::vector<PodShare> &pods) {
     std::string s;
     for (const PodShare &p : pods) s += (s.empty() ? "" : ",") + f.pods[p.pod].name;
     return s;
 }
-
-}  // namespace
 
 std::string explain_text(const ClusterModel &m, const Request &req, const Decision &d, size_t max_pods) {
     const Fabric &f = m.fabric();
@@ -147,7 +137,7 @@ std::string decision_json(const ClusterModel &m, const Request &req, const Decis
         }
         json_object_set_new(pl, "pods", pods);
         json_t *segs = json_array();
-        for (const Segment &g : d.placement.segments) json_array_append_new(segs, segment_json(f, g));
+        for (const Segment &g : d.placement.segments) json_array_append_new(segs, to_json(segment_status(f, g)));
         json_object_set_new(pl, "segments", segs);
         json_object_set_new(pl, "score", json_real(d.placement.score));
         json_object_set_new(root, "placement", pl);
@@ -181,7 +171,7 @@ std::string decision_json(const ClusterModel &m, const Request &req, const Decis
 }
 
 std::string reservation_summary(const Fabric &f, const Reservation &r) {
-    std::string s = "morpheus: pod=" + pods_words(f, r.pods);
+    std::string s = "morpheus: pod=" + pod_names(f, r.pods);
     std::string hot = segments_words(f, r.segments, Use::Hot), cold = segments_words(f, r.segments, Use::Cold);
     if (!hot.empty()) s += " hot=" + hot;
     if (!cold.empty()) s += " cold=" + cold;
@@ -203,7 +193,7 @@ std::string reservation_environment(const Fabric &f, const Reservation &r) {
         }
     }
     std::string e;
-    e += MORPHEUS_ENV_POD "=" + pods_words(f, r.pods) + "\n";
+    e += MORPHEUS_ENV_POD "=" + pod_names(f, r.pods) + "\n";
     e += MORPHEUS_ENV_HOT_BLADES "=" + segments_words(f, r.segments, Use::Hot) + "\n";
     e += MORPHEUS_ENV_HOT_BYTES "=" + std::to_string(hot) + "\n";
     e += MORPHEUS_ENV_HOT_LATENCY_NS "=" + std::to_string(worst) + "\n";
@@ -224,98 +214,6 @@ std::string reservation_environment(const Fabric &f, const Reservation &r) {
     }
     if (!by_pod.empty()) e += MORPHEUS_ENV_POD_NODES "=" + by_pod + "\n";
     return e;
-}
-
-std::string status_json(const ClusterModel &m, const Ledger &l, long viewer) {
-    const Fabric &f = m.fabric();
-    const Inventory &inv = m.inventory();
-    json_t *root = json_object();
-    json_object_set_new(root, "fabric", json_string(f.source.c_str()));
-    json_object_set_new(root, "inventory", json_string(inv.source.c_str()));
-    json_object_set_new(root, "default_hot_latency_ns",
-                        json_integer(static_cast<json_int_t>(m.settings().default_hot_latency_ns)));
-    json_t *blades = json_array();
-    for (uint32_t b = 0; b < f.blades.size(); ++b) {
-        json_t *o = json_object();
-        json_object_set_new(o, "blade", json_string(f.blades[b].name.c_str()));
-        json_object_set_new(o, "state", json_string(blade_state_name(inv.blades[b].state)));
-        json_object_set_new(o, "load", json_real(inv.blades[b].load));
-        if (!inv.blades[b].reason.empty()) json_object_set_new(o, "reason", json_string(inv.blades[b].reason.c_str()));
-        if (inv.blades[b].since) json_object_set_new(o, "since", json_integer(inv.blades[b].since));
-        for (Tier t : {Tier::Dram, Tier::Pmem}) {
-            json_t *tier = json_object();
-            uint64_t cap = inv.blades[b].capacity[static_cast<size_t>(t)];
-            json_object_set_new(tier, "capacity", json_integer(static_cast<json_int_t>(cap)));
-            json_object_set_new(tier, "reserved", json_integer(static_cast<json_int_t>(l.reserved(b, t))));
-            json_object_set_new(tier, "free", json_integer(static_cast<json_int_t>(l.free(b, t, inv))));
-            json_object_set_new(o, tier_name(t), tier);
-        }
-        json_array_append_new(blades, o);
-    }
-    json_object_set_new(root, "blades", blades);
-    json_t *pods = json_array();
-    const uint64_t bound = m.settings().default_hot_latency_ns;
-    for (uint32_t p = 0; p < f.pods.size(); ++p) {
-        json_t *o = json_object();
-        json_object_set_new(o, "pod", json_string(f.pods[p].name.c_str()));
-        json_object_set_new(o, "nodes", json_string(f.pods[p].nodes_expr.c_str()));
-        json_object_set_new(o, "node_count", json_integer(f.pods[p].node_count));
-        uint64_t cap = 0, res = 0, fr = 0;
-        uint32_t blades_in = 0;
-        for (uint32_t b : m.latency().blades_by_latency(p)) {
-            if (m.latency().latency(p, b) > bound) break;
-            ++blades_in;
-            cap += inv.blades[b].capacity[0];
-            res += l.reserved(b, Tier::Dram);
-            if (inv.admits(b)) fr += l.free(b, Tier::Dram, inv);
-        }
-        json_object_set_new(o, "hot_bound_ns", json_integer(static_cast<json_int_t>(bound)));
-        json_object_set_new(o, "hot_blades", json_integer(blades_in));
-        json_object_set_new(o, "hot_capacity", json_integer(static_cast<json_int_t>(cap)));
-        json_object_set_new(o, "hot_reserved", json_integer(static_cast<json_int_t>(res)));
-        json_object_set_new(o, "hot_free", json_integer(static_cast<json_int_t>(fr)));
-        json_object_set_new(
-            o, "nearest_blade_ns",
-            m.latency().nearest(p) == kUnreachable ? json_null() : json_integer(m.latency().nearest(p)));
-        // Free hot memory by latency class: half, once and twice the default bound, so an
-        // admin sees what a tight, a default and a loose --mem-hot-latency would find.
-        json_t *classes = json_array();
-        for (uint64_t cls : {bound / 2, bound, bound * 2}) {
-            uint64_t free_in = 0;
-            for (uint32_t b : m.latency().blades_by_latency(p)) {
-                if (m.latency().latency(p, b) > cls) break;
-                if (inv.admits(b)) free_in += l.free(b, Tier::Dram, inv);
-            }
-            json_t *c = json_object();
-            json_object_set_new(c, "bound_ns", json_integer(static_cast<json_int_t>(cls)));
-            json_object_set_new(c, "free", json_integer(static_cast<json_int_t>(free_in)));
-            json_array_append_new(classes, c);
-        }
-        json_object_set_new(o, "hot_free_by_class", classes);
-        json_array_append_new(pods, o);
-    }
-    json_object_set_new(root, "pods", pods);
-    json_t *jobs = json_array();
-    for (const auto &[id, r] : l.reservations()) {
-        json_t *o = json_object();
-        json_object_set_new(o, "job_id", json_integer(static_cast<json_int_t>(id)));
-        json_object_set_new(o, "uid", json_integer(r.uid));
-        bool detail = viewer < 0 || static_cast<long>(r.uid) == viewer;
-        if (detail) {
-            json_object_set_new(o, "pods", json_string(pods_words(f, r.pods).c_str()));
-            json_object_set_new(o, "since", json_integer(r.since));
-            json_object_set_new(o, "nodes", json_string(compress_hostlist(r.nodes).c_str()));
-            json_object_set_new(o, "hot_latency_bound_ns",
-                                json_integer(static_cast<json_int_t>(r.hot_latency_bound_ns)));
-            json_object_set_new(o, "affected", json_boolean(r.affected));
-            json_t *segs = json_array();
-            for (const Segment &g : r.segments) json_array_append_new(segs, segment_json(f, g));
-            json_object_set_new(o, "segments", segs);
-        }
-        json_array_append_new(jobs, o);
-    }
-    json_object_set_new(root, "jobs", jobs);
-    return document_text(root);
 }
 
 }  // namespace morpheus

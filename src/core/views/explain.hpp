@@ -16,13 +16,11 @@ namespace morpheus {
 std::string explain_text(const ClusterModel &m, const Request &req, const Decision &d, size_t max_pods = 16);
 std::string decision_json(const ClusterModel &m, const Request &req, const Decision &d);
 
+// The pods of a placement, "pod1,pod2".
+std::string pod_names(const Fabric &f, const std::vector<PodShare> &pods);
 // "pod=pod1 hot=blade1:64G@200ns cold=blade5:pmem:1T" for a Slurm job field.
 std::string reservation_summary(const Fabric &f, const Reservation &r);
 // MORPHEUS_* environment lines ("NAME=value\n"), values free of shell metacharacters.
 std::string reservation_environment(const Fabric &f, const Reservation &r);
-
-// Pools (per blade, per pod) and jobs as one JSON document; `viewer` < 0 sees every job's
-// detail, otherwise only that uid's.
-std::string status_json(const ClusterModel &m, const Ledger &l, long viewer);
 
 }  // namespace morpheus

@@ -1,0 +1,163 @@
+// The status views as plain values: pools (blades and pods), jobs, the fabric matrix and the
+// explain answer, built once from the model, the ledger and the decision log for one viewer.
+// status_json.cpp renders each to its JSON document and reads it back (the CLI), the two side
+// by side, so each field name is written in one place.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster_model.hpp"
+#include "decision_log.hpp"
+#include "ledger.hpp"
+
+typedef struct json_t json_t;
+
+namespace morpheus {
+
+// Who asks, and so what they may see of other users' jobs.
+struct Viewer {
+    long uid = -1;  // < 0: root or SlurmUser, every job's detail
+    bool own_jobs_only = false;  // Slurm's PrivateData=jobs: no other user's job at all, not even its id
+
+    static Viewer of(uint32_t uid, bool privileged, bool private_jobs) {
+        return {privileged ? -1 : static_cast<long>(uid), private_jobs && !privileged};
+    }
+    bool sees_detail(uint32_t owner) const { return uid < 0 || static_cast<long>(owner) == uid; }
+    bool sees_job(uint32_t owner) const { return !own_jobs_only || sees_detail(owner); }
+};
+
+struct TierStatus {
+    uint64_t capacity = 0, reserved = 0, free = 0;
+};
+
+struct BladeStatus {
+    std::string blade;
+    std::string state;  // blade_state_name(): up, draining, failed, absent
+    double load = 0;
+    std::string reason;  // "" when the blade has none
+    int64_t since = 0;  // unix seconds of the last state change; 0 when unknown
+    TierStatus dram, pmem;
+};
+
+// Free hot memory within a bound: the pools view's FREE@ columns.
+struct HotClass {
+    uint64_t bound_ns = 0, free = 0;
+};
+
+struct PodStatus {
+    std::string pod;
+    std::string nodes;  // the fabric's hostlist expression
+    uint32_t node_count = 0;
+    uint64_t hot_bound_ns = 0;  // DefaultHotLatency: the hot_* figures count blades inside it
+    uint32_t hot_blades = 0;
+    uint64_t hot_capacity = 0, hot_reserved = 0, hot_free = 0;
+    std::optional<uint32_t> nearest_blade_ns;  // none: no blade reachable
+    std::vector<HotClass> hot_free_by_class;  // half, once and twice the bound
+};
+
+struct SegmentStatus {
+    std::string blade;
+    std::string use;  // hot | cold
+    std::string tier;  // dram | pmem
+    uint64_t bytes = 0;
+    uint32_t latency_ns = 0;
+    std::string pod;
+};
+
+// What a job holds: shown for the viewer's own jobs (every job to the privileged).
+struct JobDetail {
+    std::string pods;  // "pod1,pod2"
+    int64_t since = 0;
+    std::string nodes;  // hostlist
+    uint64_t hot_latency_bound_ns = 0;
+    bool affected = false;  // holds memory on a failed blade
+    std::vector<SegmentStatus> segments;
+};
+
+struct JobStatus {
+    uint64_t job_id = 0;
+    uint32_t uid = 0;
+    std::optional<JobDetail> detail;
+    std::optional<std::string> state;  // the jobs op: running, affected, pending, impossible
+    std::optional<std::string> reason;  // the jobs op, jobs Morpheus holds pending: why
+    std::optional<std::string> user;  // morpheus jobs: the uid's name, added by the CLI
+};
+
+// The status op: pools and the jobs holding blade memory.
+struct StatusSnapshot {
+    std::string fabric, inventory;  // the files the model was read from
+    uint64_t default_hot_latency_ns = 0;
+    std::vector<BladeStatus> blades;
+    std::vector<PodStatus> pods;
+    std::vector<JobStatus> jobs;
+};
+
+// The jobs op: running jobs from the ledger, then those Morpheus holds pending.
+struct JobList {
+    std::vector<JobStatus> jobs;
+};
+
+// The fabric op: the pod x blade latency matrix (no job in it: the same for every viewer).
+struct FabricPod {
+    std::string pod, nodes;
+};
+struct FabricBlade {
+    std::string blade, state;
+    uint64_t dram_free = 0;  // 0 on a blade that admits nothing
+};
+struct FabricMatrix {
+    uint64_t hot_bound_ns = 0;
+    std::vector<FabricPod> pods;
+    std::vector<FabricBlade> blades;
+    std::vector<std::vector<std::optional<uint32_t>>> latency_ns;  // [pod][blade]; none: unreachable
+};
+
+// The explain op: the latest decision on a job, and what it holds.
+struct ExplainDecision {
+    std::string verdict, reason;
+    int64_t when = 0;
+    std::string explanation;  // explain_text(): several lines
+};
+struct ExplainAnswer {
+    uint64_t job_id = 0;
+    uint32_t uid = 0;
+    std::optional<ExplainDecision> decision;
+    std::optional<std::string> holding;  // reservation_summary()
+};
+
+// The metrics op: Prometheus text exposition.
+struct MetricsAnswer {
+    std::string text;
+};
+
+// Builders. The caller holds whatever lock guards the model, ledger and log.
+StatusSnapshot status_snapshot(const ClusterModel &m, const Ledger &l, const Viewer &viewer);
+JobList job_list(const ClusterModel &m, const Ledger &l, const DecisionLog &log, const Viewer &viewer);
+FabricMatrix fabric_matrix(const ClusterModel &m, const Ledger &l);
+SegmentStatus segment_status(const Fabric &f, const Segment &s);
+
+// To JSON: a new reference, keys in the order of the wire format. Every view's document, live
+// or offline, CLI --json or C ABI, is made here.
+json_t *to_json(const SegmentStatus &s);
+json_t *to_json(const StatusSnapshot &s);
+json_t *to_json(const JobList &j);
+json_t *to_json(const FabricMatrix &f);
+json_t *to_json(const ExplainAnswer &e);
+json_t *to_json(const MetricsAnswer &m);
+// {"error": message}: the answer to a query that cannot be answered.
+std::string error_document(const std::string &message);
+
+// From JSON: a document as to_json() writes it. An {"error": ...} document throws InputError
+// with its message; a malformed one throws InputError naming `source` (the server, or "status")
+// and the JSON path of what is wrong. Members it does not know are ignored, so an older CLI
+// reads a newer server's answer.
+template <class T>
+T from_json(const std::string &text, const std::string &source);
+
+// The status op's document for a viewer with or without every job's detail (the C ABI's
+// morpheus_status_json); viewer < 0 sees every job's detail.
+std::string status_json(const ClusterModel &m, const Ledger &l, long viewer);
+
+}  // namespace morpheus
