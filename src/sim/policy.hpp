@@ -33,6 +33,10 @@ public:
     // the simulator reserves what it returns.
     virtual bool place(const ClusterModel &model, const Ledger &ledger, const Request &req,
                        const std::vector<uint8_t> &free_nodes, Allocation &out) = 0;
+    // True for select/morpheus, whose backfill plans blade memory over time with the core's
+    // planner (earliest_pod_start, Planner::delayed_by) as the plugin's will-run does; the
+    // baselines' backfill finds memory by trying the cluster as each running job ends.
+    virtual bool plans_memory() const { return false; }
 };
 
 // Throws InputError listing the known names when `name` is not one of them.

@@ -3,9 +3,13 @@
 #include "simulator.hpp"
 
 #include "lifecycle.hpp"
+#include "plan_book.hpp"
+#include "planner.hpp"
 
 #include <algorithm>
 #include <deque>
+#include <map>
+#include <optional>
 #include <queue>
 
 namespace morpheus::sim {
@@ -241,6 +245,7 @@ private:
     void schedule(int64_t t) {
         while (!queue_.empty() && try_start(queue_.front(), t)) queue_.pop_front();
         if (!opt_.backfill || queue_.size() < 2) return;
+        if (policy_.plans_memory() && backfill_with_planner(t)) return;
         const Request &head = jobs_[queue_.front()].request;
         std::vector<const RunningJob *> by_end;
         for (const RunningJob &r : running_) by_end.push_back(&r);
@@ -282,6 +287,71 @@ private:
             else
                 ++k;
         }
+    }
+
+    // EASY backfill as select/morpheus runs under sched/backfill: the head's start from the
+    // core's planner (its nodes from the running jobs' time limits, in one pod, as will-run
+    // offers them; its memory planned over time), its memory then held as a plan; a later job
+    // starts now if its memory delays no plan (Planner::delayed_by) and, when it runs past the
+    // head's start, leaves the head's pod the nodes it needs. False when no single pod can take
+    // the head: the plugin plans such spread jobs no better, and the generic walk decides.
+    bool backfill_with_planner(int64_t t) {
+        const SimJob &head = jobs_[queue_.front()];
+        const Fabric &f = model_.fabric();
+        std::map<uint64_t, int64_t> ends;
+        std::vector<std::vector<std::pair<int64_t, uint32_t>>> freed(f.pods.size());  // per pod: (time limit, nodes)
+        for (const RunningJob &r : running_) {
+            ends[jobs_[r.job].id] = r.expected_end;
+            for (uint32_t n : r.nodes) freed[f.node_pod[n]].emplace_back(r.expected_end, 1);
+        }
+        for (auto &v : freed) std::sort(v.begin(), v.end());
+        auto free_at = [&](uint32_t p, int64_t when) {
+            uint32_t n = pod_free_[p];
+            for (const auto &[end, count] : freed[p]) {
+                if (end > when) break;
+                n += count;
+            }
+            return n;
+        };
+        Planner planner(f.blades.size());
+        hold_running_jobs(planner, ledger_, ends, t);
+        std::optional<PodStart> head_start = earliest_pod_start(
+            planner, model_, head.request,
+            [&](uint32_t p, uint32_t need) {
+                if (pod_free_[p] >= need) return t;
+                uint32_t n = pod_free_[p];
+                for (const auto &[end, count] : freed[p])
+                    if ((n += count) >= need) return std::max(end, t);
+                return kForever;
+            },
+            t, head.estimate);
+        if (!head_start) return false;
+        const int64_t shadow = head_start->slot.start;
+        planner.hold_planned(head.id, 0, head_start->slot.placement.segments, shadow,
+                             shadow + std::max<int64_t>(head.estimate, 1));
+        const uint32_t head_pod = head_start->pod;
+        uint32_t spare = free_at(head_pod, shadow) - std::min(free_at(head_pod, shadow), head_start->nodes);
+        for (size_t k = 1; k < queue_.size() && k <= opt_.backfill_depth;) {
+            const size_t i = queue_[k];
+            const int64_t until = t + std::max<int64_t>(jobs_[i].estimate, 1);
+            Allocation a;
+            bool go = policy_.place(model_, ledger_, jobs_[i].request, free_nodes_, a);
+            uint32_t in_head_pod = 0;
+            if (go && until > shadow) {
+                for (uint32_t n : a.nodes) in_head_pod += f.node_pod[n] == head_pod;
+                go = in_head_pod <= spare;
+            }
+            go = go && !planner.delayed_by(model_.inventory(), a.placement.segments, t, until);
+            std::vector<Segment> segments = a.placement.segments;
+            if (go && start(i, t, a)) {
+                if (until > shadow) spare -= in_head_pod;
+                planner.hold_running(jobs_[i].id, segments, t, until);
+                queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
+            } else {
+                ++k;
+            }
+        }
+        return true;
     }
 
     void audit(int64_t t) {

@@ -461,35 +461,27 @@ MORPHEUS_API int morpheus_earliest_start(morpheus_engine_t *e, const morpheus_re
         Planner planner(f.blades.size());
         hold_running_jobs(planner, e->engine.ledger(), ends, now);
         Request q = to_request(req);
-        std::optional<Slot> best;
-        uint32_t best_pod = 0;
-        std::string why = "no pod has enough nodes for the job";
-        for (uint32_t p = 0; p < f.pods.size(); ++p) {
-            const Pod &pod = f.pods[p];
-            uint32_t need = nodes_needed(m, q, p), have = 0;
-            for (uint32_t i = 0; i < pod.node_count; ++i) have += candidate_nodes[pod.first_node + i] != 0;
-            if (need == 0 || have < need) continue;
-            std::string pod_why;
-            std::optional<Slot> slot = planner.earliest_start(m, q, {{p, need}}, now, duration, now, &pod_why);
-            if (!slot) {
-                why = pod_why;
-                continue;
-            }
-            if (!best || slot->start < best->start) {
-                best = std::move(slot);
-                best_pod = p;
-            }
-        }
+        std::string why;
+        std::optional<PodStart> best = earliest_pod_start(
+            planner, m, q,
+            [&](uint32_t p, uint32_t need) {
+                uint32_t have = 0;
+                for (uint32_t i = 0; i < f.pods[p].node_count; ++i)
+                    have += candidate_nodes[f.pods[p].first_node + i] != 0;
+                return have >= need ? now : kForever;
+            },
+            now, duration, &why);
         if (!best) throw Refusal("Morpheus: " + why, false);  // no start within the plan's horizon
-        *start = best->start;
+        const Slot &slot = best->slot;
+        *start = slot.start;
         e->last_plan = PendingPlan{};
         e->last_plan.job_id = req->job_id;
-        e->last_plan.segments = best->placement.segments;
-        e->last_plan.start = best->start;
-        e->last_plan.end = duration <= 0 || duration >= kForever - best->start ? kForever : best->start + duration;
+        e->last_plan.segments = slot.placement.segments;
+        e->last_plan.start = slot.start;
+        e->last_plan.end = duration <= 0 || duration >= kForever - slot.start ? kForever : slot.start + duration;
         if (pod_nodes) {
             std::memset(pod_nodes, 0, f.node_names.size());
-            std::memset(pod_nodes + f.pods[best_pod].first_node, 1, f.pods[best_pod].node_count);
+            std::memset(pod_nodes + f.pods[best->pod].first_node, 1, f.pods[best->pod].node_count);
         }
         return 0;
     });

@@ -476,4 +476,26 @@ const Hold *Planner::delayed_by(const Inventory &inv, const std::vector<Segment>
     return first;
 }
 
+std::optional<PodStart> earliest_pod_start(const Planner &planner, const ClusterModel &m, const Request &req,
+                                           const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at,
+                                           int64_t now, int64_t duration, std::string *why) {
+    std::optional<PodStart> best;
+    std::string last_why = "no pod has enough nodes for the job";
+    for (uint32_t p = 0; p < m.fabric().pods.size(); ++p) {
+        const uint32_t need = nodes_needed(m, req, p);
+        if (need == 0 || need > m.fabric().pods[p].node_count) continue;
+        const int64_t nodes_at = nodes_free_at(p, need);
+        if (nodes_at >= kForever || (best && nodes_at >= best->slot.start)) continue;
+        std::string pod_why;
+        std::optional<Slot> slot = planner.earliest_start(m, req, {{p, need}}, now, duration, nodes_at, &pod_why);
+        if (!slot) {
+            last_why = pod_why;
+            continue;
+        }
+        if (!best || slot->start < best->slot.start) best = PodStart{p, need, std::move(*slot)};
+    }
+    if (!best && why) *why = last_why;
+    return best;
+}
+
 }  // namespace morpheus

@@ -6,6 +6,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -148,5 +149,18 @@ private:
     mutable Ledger view_;
     mutable std::vector<std::pair<uint32_t, Tier>> touched_;
 };
+
+// The soonest start of `req` inside one pod. `nodes_free_at(pod, need)` says from when that pod
+// has `need` of the job's nodes free (kForever: not within the plan); memory comes from the
+// planner. The earliest start over all pods wins (ties: the first pod). select/morpheus's
+// will-run (the C ABI) and the simulator's backfill both plan through here.
+struct PodStart {
+    uint32_t pod = 0;
+    uint32_t nodes = 0;
+    Slot slot;
+};
+std::optional<PodStart> earliest_pod_start(const Planner &planner, const ClusterModel &m, const Request &req,
+                                           const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at,
+                                           int64_t now, int64_t duration, std::string *why = nullptr);
 
 }  // namespace morpheus
