@@ -12,7 +12,7 @@
 # machine skips the 20-minute build; a fresh machine builds it once.
 #
 # Environment: SLURM2411_DEBVER  the trixie source version (default 24.11.5-4+deb13u1)
-#              JOBS              make -j (default 2)
+#              JOBS              make -j (default: the number of CPUs)
 #
 # Result: CACHE_DIR/slurm-<ver>/              configured and built source tree (config.h),
 #                                             for --with-slurm-source
@@ -30,7 +30,7 @@ rel=24.11
 ver=${debver%%-*}
 tree=$cache/slurm-$ver
 prefix=$cache/slurm-$ver-prefix
-jobs=${JOBS:-2}
+jobs=${JOBS:-$(nproc)}
 # shellcheck source=contrib/ci/slurm-build.sh
 . "$repo/contrib/ci/slurm-build.sh"
 

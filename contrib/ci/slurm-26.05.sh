@@ -10,7 +10,7 @@
 #
 # Environment: SLURM2605_TARBALL  the release tarball (default: ../shared/slurm/slurm-26.05.3.tar.xz
 #                                  relative to the clone; it is only read)
-#              JOBS               make -j (default 2)
+#              JOBS               make -j (default: the number of CPUs)
 #
 # Result: CACHE_DIR/slurm-<ver>/         configured and built source tree (config.h),
 #                                        for --with-slurm-source
@@ -28,7 +28,7 @@ ver=$(basename "$tarball" .tar.xz)
 ver=${ver#slurm-}
 tree=$cache/slurm-$ver
 prefix=$cache/slurm-$ver-prefix
-jobs=${JOBS:-2}
+jobs=${JOBS:-$(nproc)}
 rel=26.05
 # shellcheck source=contrib/ci/slurm-build.sh
 . "$repo/contrib/ci/slurm-build.sh"

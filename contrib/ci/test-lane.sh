@@ -8,7 +8,7 @@
 #
 # Environment: M<RELEASE without the dot>_DIR, e.g. M2411_DIR: the copy
 #              (default <repo>/.cache/morpheus-RELEASE)
-#              JOBS       make -j (default 2)
+#              JOBS       make -j (default: the number of CPUs)
 # Needs root (slurmd) and munge, like tests/slurm.
 set -euo pipefail
 
@@ -20,7 +20,7 @@ cache=$repo/.cache
 slurm_cache=${MORPHEUS_CACHE:-/var/cache/morpheus}  # Slurm's build, outside the clone
 dir_var=M${tag}_DIR
 dst=${!dir_var:-$cache/morpheus-$rel}
-jobs=${JOBS:-2}
+jobs=${JOBS:-$(nproc)}
 nice="nice -n 19"
 
 step() { # step NAME START
