@@ -25,14 +25,45 @@ flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 for d in "$top"/src/core/*/; do flags+=(-I"$d"); done  # the core's subsystem folders
 libs=($(pkg-config --libs jansson))
 
+# The core is compiled once (coverage-instrumented, fuzzer-no-link) and every harness links those
+# objects: seven harnesses each compiling the whole core took most of a CI fuzz run.
+objdir=$out/core-objects
+stamp=$objdir/.built
+if [ ! -f "$stamp" ] ||
+	[ -n "$(find "$top/src/core" "$top/include" -newer "$stamp" \( -name '*.[ch]pp' -o -name '*.h' \) | head -1)" ]; then
+	rm -rf "$objdir"
+	mkdir -p "$objdir"
+	objflags=()
+	for f in "${flags[@]}"; do
+		[ "$f" = -fsanitize=fuzzer,address,undefined ] && f=-fsanitize=fuzzer-no-link,address,undefined
+		objflags+=("$f")
+	done
+	for d in "${core_dirs[@]}"; do
+		for src in "$top"/src/core/"$d"/*.cpp; do
+			"$CXX" "${objflags[@]}" -c "$src" -o "$objdir/${d}_$(basename "$src" .cpp).o" &
+			while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+		done
+	done
+	wait
+	for d in "${core_dirs[@]}"; do
+		for src in "$top"/src/core/"$d"/*.cpp; do
+			[ -f "$objdir/${d}_$(basename "$src" .cpp).o" ] || {
+				echo "run-fuzz: compiling $src failed" >&2
+				exit 1
+			}
+		done
+	done
+	touch "$stamp"
+fi
+objects=("$objdir"/*.o)
+
 total_runs=0
 total_crashes=0
 for t in "${targets[@]}"; do
 	bin=$out/fuzz_$t
-	if [ ! -x "$bin" ] || [ -n "$(find "$top/src/core" "$top/tests/fuzz" -newer "$bin" -name '*.[ch]pp' | head -1)" ]; then
-		srcs=()
-		for d in "${core_dirs[@]}"; do srcs+=("$top"/src/core/"$d"/*.cpp); done
-		"$CXX" "${flags[@]}" "$top/tests/fuzz/fuzz_$t.cpp" "${srcs[@]}" "${libs[@]}" -o "$bin"
+	if [ ! -x "$bin" ] || [ "$stamp" -nt "$bin" ] ||
+		[ -n "$(find "$top/tests/fuzz" -maxdepth 1 -newer "$bin" \( -name "fuzz_$t.cpp" -o -name '*.hpp' \) | head -1)" ]; then
+		"$CXX" "${flags[@]}" "$top/tests/fuzz/fuzz_$t.cpp" "${objects[@]}" "${libs[@]}" -o "$bin"
 	fi
 	corpus=$out/corpus-$t
 	mkdir -p "$corpus" "$top/tests/fuzz/crashers/$t"
