@@ -35,12 +35,15 @@ submitter() {
 }
 
 # The invariants, against one consistent look: running-before and running-after bracket the
-# ledger read, so jobs that start or end meanwhile are not counted against it.
+# ledger read, so jobs that start or end meanwhile are not counted against it. A completing
+# job (CG) may hold its reservation or have released it (memory goes back when the job ends,
+# as cons_tres gives back its nodes, before the epilog is done): it may be in the ledger, but
+# only a job running (R or S) in both looks must be.
 check_invariants() { # WHEN
 	local before after
-	before=$(squeue -h -t R,S,CG -o %i | sort | tr '\n' ' ')
+	before=$(squeue -h -t R,S,CG -o '%i:%t' | sort | tr '\n' ' ')
 	cp "$E2E_LEDGER" "$TEST_TMP/ledger.now" 2>/dev/null || echo '{"jobs": []}' >"$TEST_TMP/ledger.now"
-	after=$(squeue -h -t R,S,CG -o %i | sort | tr '\n' ' ')
+	after=$(squeue -h -t R,S,CG -o '%i:%t' | sort | tr '\n' ' ')
 	E2E_LEDGER=$TEST_TMP/ledger.now assert_no_overcommit
 	python3 - "$TEST_TMP/ledger.now" "$requests" "$before" "$after" "$1" <<-'PY' || fail "invariants broken $1"
 	import json, sys
@@ -49,10 +52,13 @@ check_invariants() { # WHEN
 	for line in open(sys.argv[2]):
 	    j, n, h, c = map(int, line.split()[:4])
 	    req[j] = (n, h << 30, c << 30)
-	before, after = set(map(int, sys.argv[3].split())), set(map(int, sys.argv[4].split()))
+	def look(arg):  # "12:R 13:CG": every job id, and those running (not completing)
+	    pairs = [p.split(":") for p in arg.split()]
+	    return {int(j) for j, _ in pairs}, {int(j) for j, t in pairs if t in ("R", "S")}
+	(before, before_running), (after, after_running) = look(sys.argv[3]), look(sys.argv[4])
 	stale = [j for j in ledger if j not in before | after]
 	assert not stale, "ledger holds jobs that are not running: %s" % stale[:10]
-	for j in before & after:
+	for j in before_running & after_running:
 	    if j not in req:
 	        continue
 	    assert j in ledger, "running job %d lost its reservation" % j
@@ -60,7 +66,7 @@ check_invariants() { # WHEN
 	    got_hot = sum(s["bytes"] for s in ledger[j]["segments"] if s["use"] == "hot")
 	    got_cold = sum(s["bytes"] for s in ledger[j]["segments"] if s["use"] == "cold")
 	    assert (got_hot, got_cold) == (n * hot, n * cold), "job %d holds %s, asked %s" % (j, (got_hot, got_cold), (n * hot, n * cold))
-	print("%s: %d reservations, %d running throughout" % (sys.argv[5], len(ledger), len(before & after)))
+	print("%s: %d reservations, %d running throughout" % (sys.argv[5], len(ledger), len(before_running & after_running)))
 	PY
 }
 
