@@ -342,7 +342,7 @@ harness_pids() { # pids of processes carrying our marker (slurmctld, slurmd, slu
 }
 
 cmd_stop() {
-	local run=${1:-$REPO/run/slurm-current} t0 pids pid
+	local run=${1:-$REPO/run/slurm-current} t0 pids pid file
 	run=$(readlink -f "$run" 2>/dev/null || echo "$run")
 	[ -d "$run" ] || { log "nothing to stop ($run)"; return 0; }
 	t0=$(now)
@@ -352,8 +352,11 @@ cmd_stop() {
 		for _ in $(seq 50); do [ -z "$(squeue -h -t R,CG,S 2>/dev/null)" ] && break; sleep 0.1; done
 	fi
 	# Daemons by their pid files, then anything else we started (stepds, job processes).
-	for pid in $(cat "$run"/slurmd.*.pid "$run/slurmctld.pid" "$run/munged.pid" "$run/slurmdbd.pid" "$run/mysql.pid" 2>/dev/null); do
-		kill -TERM "$pid" 2>/dev/null || true
+	# First lines only: a re-executed slurmctld (reconfigure, Slurm >= 24.05) rewrites its pid
+	# file without truncating it, which can leave the old pid's tail on a second line.
+	for file in "$run"/slurmd.*.pid "$run/slurmctld.pid" "$run/munged.pid" "$run/slurmdbd.pid" "$run/mysql.pid"; do
+		read -r pid 2>/dev/null <"$file" || continue
+		[[ $pid =~ ^[0-9]+$ ]] && kill -TERM "$pid" 2>/dev/null || true
 	done
 	for _ in $(seq 50); do
 		pids=$(harness_pids "$run")

@@ -188,9 +188,20 @@ wait_job_state_saved() {
 	fail "slurmctld did not save $file within 30 s of a change to job $1"
 }
 
-# Kills slurmctld with SIGKILL (no state saved on the way out) and waits until it is gone.
+# The running slurmctld's pid. Only the first line counts: since Slurm 24.05 a reconfigure
+# re-executes slurmctld, and the new process rewrites the pid file from the start without
+# truncating it, so a shorter pid leaves the tail of the old one on a second line.
+ctld_pid() {
+	local pid
+	read -r pid <"$E2E_RUN/slurmctld.pid" || fail "cannot read $E2E_RUN/slurmctld.pid"
+	[[ $pid =~ ^[0-9]+$ ]] || fail "$E2E_RUN/slurmctld.pid holds '$pid', not a pid"
+	echo "$pid"
+}
+
+# Stops slurmctld with a signal (default KILL: no state saved on the way out) and waits until
+# it no longer answers.
 kill_ctld() {
-	kill -9 "$(cat "$E2E_RUN/slurmctld.pid")"
+	kill "-${1:-KILL}" "$(ctld_pid)"
 	for _ in $(seq 50); do scontrol ping 2>/dev/null | grep -q DOWN && break; sleep 0.1; done
 	sleep 0.5
 }

@@ -8,9 +8,7 @@ job=$(submit -N1 --mem-hot=64G --mem-hot-latency=250ns -o /dev/null --wrap 'slee
 wait_state "$job" RUNNING 20
 
 # A reservation for a job that no longer exists, as after a crash between end and save.
-kill "$(cat "$E2E_RUN/slurmctld.pid")"
-for _ in $(seq 50); do scontrol ping 2>/dev/null | grep -q DOWN && break; sleep 0.1; done
-sleep 0.5
+kill_ctld TERM
 edit_ledger 'import copy; ghost = copy.deepcopy(d["jobs"][0]); ghost["job_id"] = 999999; d["jobs"].append(ghost)'
 E2E_HARNESS_RUN=$E2E_RUN slurmctld -f "$SLURM_CONF"
 for _ in $(seq 100); do scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done

@@ -92,7 +92,7 @@ for k in $(seq "$kills"); do
 	# ... with Morpheus jobs running, so that there are reservations to keep.
 	for _ in $(seq 100); do [ "$(squeue -h -t R -o %i | wc -l)" -ge 3 ] && break; sleep 0.1; done
 	note "kill $k: SIGKILL to slurmctld with $(wc -l <"$requests") jobs handed in, $(squeue -h -t R -o %i | wc -l) running"
-	kill -9 "$(cat "$E2E_RUN/slurmctld.pid")"
+	kill_ctld
 	sleep "0.$((RANDOM % 9))"; sleep 1   # jobs end on the nodes while the controller is down
 	restart_ctld
 	check_invariants "after kill $k at job $(wc -l <"$requests")"

@@ -10,9 +10,7 @@ cp "$fabric" "$TEST_TMP/fabric.good"
 trap 'cp "$TEST_TMP/fabric.good" "$fabric"; scontrol reconfigure >/dev/null 2>&1 || true; _cleanup_test' EXIT
 
 waiting=$(submit -N1 --mem-hot=64G --mem-hot-latency=250ns --begin=now+4 -o /dev/null --wrap 'sleep 1')
-kill "$(cat "$E2E_RUN/slurmctld.pid")"
-for _ in $(seq 50); do scontrol ping 2>/dev/null | grep -q DOWN && break; sleep 0.1; done
-sleep 0.5
+kill_ctld TERM
 echo '{ "version": 1, "pods": [' >"$fabric"
 start_ctld
 grep -q 'select/morpheus: cannot open the engine.*fabric.json' "$log" || fail "no open error in $log"
