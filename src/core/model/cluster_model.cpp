@@ -30,6 +30,8 @@ void ClusterModel::rank_cold_blades() {
         double cb = w * pressure_[b] + settings_.weights.load * inventory_.blades[b].load;
         return ca != cb ? ca < cb : a < b;
     });
+    cold_rank_.resize(blades);
+    for (uint32_t r = 0; r < blades; ++r) cold_rank_[cold_order_[r]] = r;
 }
 
 ClusterModel ClusterModel::with_inventory(Inventory inventory) const {

@@ -44,6 +44,8 @@ public:
     const PlacementSettings &settings() const { return settings_; }
     // Blades in the order cold memory should use them (least needed for hot first).
     const std::vector<uint32_t> &cold_order() const { return cold_order_; }
+    // A blade's position in cold_order().
+    uint32_t cold_rank(uint32_t blade) const { return cold_rank_[blade]; }
     // Share of pods that have this blade inside the default hot bound.
     double hot_pressure(uint32_t blade) const { return pressure_[blade]; }
     // The same model with another inventory (blade state or capacity changed).
@@ -57,6 +59,7 @@ private:
     LatencyTable table_;
     std::vector<double> pressure_;
     std::vector<uint32_t> cold_order_;
+    std::vector<uint32_t> cold_rank_;
 };
 
 }  // namespace morpheus

@@ -163,8 +163,16 @@ double hot_blade_cost(const ClusterModel &m, uint32_t blade, uint32_t lat, uint6
     return order + m.settings().weights.load * m.inventory().blades[blade].load;
 }
 
+// The blades of `shortlist` in the order of a walk, `rank` giving a blade's position in it.
+template <typename Rank>
+std::vector<uint32_t> in_order_of(const std::vector<uint32_t> &shortlist, Rank &&rank) {
+    std::vector<uint32_t> v(shortlist);
+    std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return rank(a) < rank(b); });
+    return v;
+}
+
 bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare &share, uint64_t need, uint64_t bound,
-              std::vector<Segment> &out) {
+              std::vector<Segment> &out, const std::vector<uint32_t> *shortlist = nullptr) {
     if (need == 0) return true;
     const LatencyTable &t = m.latency();
     struct Candidate {
@@ -175,13 +183,22 @@ bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare
     };
     std::vector<Candidate> cands;
     uint64_t total = 0;
-    for (uint32_t b : t.blades_by_latency(share.pod)) {
+    auto consider = [&](uint32_t b) {
         uint32_t lat = t.latency(share.pod, b);
-        if (lat > bound) break;
+        if (lat > bound) return false;
         uint64_t f = available(m, l, o, b, Tier::Dram);
-        if (f == 0) continue;
+        if (f == 0) return true;
         cands.push_back({b, lat, hot_blade_cost(m, b, lat, bound), static_cast<uint32_t>(cands.size())});
         total = saturating_add(total, f);
+        return true;
+    };
+    if (shortlist) {  // nearest first, as blades_by_latency() lists them: by latency, then index
+        auto key = [&](uint32_t b) { return uint64_t{t.latency(share.pod, b)} << 32 | b; };
+        for (uint32_t b : in_order_of(*shortlist, key))
+            if (!consider(b)) break;
+    } else {
+        for (uint32_t b : t.blades_by_latency(share.pod))
+            if (!consider(b)) break;
     }
     if (total < need) return false;
     // Cheapest first, as a stable sort by cost would give; but a heap, because a large fabric
@@ -205,10 +222,12 @@ bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare
 }
 
 bool take_cold(const ClusterModel &m, const Ledger &l, Overlay &o, uint32_t pod, uint64_t need,
-               std::vector<Segment> &out) {
+               std::vector<Segment> &out, const std::vector<uint32_t> *shortlist) {
     uint64_t left = need;
+    std::vector<uint32_t> listed;
+    if (shortlist) listed = in_order_of(*shortlist, [&](uint32_t b) { return m.cold_rank(b); });
     for (Tier tier : {Tier::Pmem, Tier::Dram}) {
-        for (uint32_t b : m.cold_order()) {
+        for (uint32_t b : shortlist ? listed : m.cold_order()) {
             if (left == 0) return true;
             uint32_t lat = m.latency().latency(pod, b);
             if (lat == kUnreachable) continue;
@@ -223,7 +242,7 @@ bool take_cold(const ClusterModel &m, const Ledger &l, Overlay &o, uint32_t pod,
 }
 
 bool assign_with(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<PodShare> &pods,
-                 Overlay &o, Placement &out, std::string *why) {
+                 Overlay &o, Placement &out, std::string *why, const std::vector<uint32_t> *shortlist = nullptr) {
     const uint64_t bound = effective_bound(m, req);
     out.pods = pods;
     out.hot_latency_bound_ns = req.hot_per_node ? bound : 0;
@@ -231,7 +250,7 @@ bool assign_with(const ClusterModel &m, const Ledger &l, const Request &req, con
     uint64_t cold_need = 0;
     for (const PodShare &s : pods) {
         uint64_t need = bytes_for_nodes(req.hot_per_node, s.nodes);
-        if (!take_hot(m, l, o, s, need, bound, out.segments)) {
+        if (!take_hot(m, l, o, s, need, bound, out.segments, shortlist)) {
             if (why)
                 *why = "pod " + m.fabric().pods[s.pod].name + ": not " + format_size(need) +
                        " of hot memory free within " + format_latency(bound);
@@ -239,7 +258,7 @@ bool assign_with(const ClusterModel &m, const Ledger &l, const Request &req, con
         }
         cold_need = saturating_add(cold_need, bytes_for_nodes(req.cold_per_node, s.nodes));
     }
-    if (cold_need && !take_cold(m, l, o, pods.front().pod, cold_need, out.segments)) {
+    if (cold_need && !take_cold(m, l, o, pods.front().pod, cold_need, out.segments, shortlist)) {
         if (why) *why = "not " + format_size(cold_need) + " of cold memory free on any reachable blade";
         return false;
     }
@@ -348,13 +367,13 @@ bool span_pods(const ClusterModel &m, const Ledger &l, const Request &req, const
 }  // namespace
 
 bool assign_blades(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<PodShare> &pods,
-                   Placement &out, std::string *why) {
+                   Placement &out, std::string *why, const std::vector<uint32_t> *shortlist) {
     if (pods.empty()) {
         if (why) *why = "no nodes";
         return false;
     }
     Overlay o;
-    return assign_with(m, l, req, pods, o, out, why);
+    return assign_with(m, l, req, pods, o, out, why, shortlist);
 }
 
 namespace {

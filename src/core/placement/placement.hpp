@@ -59,9 +59,13 @@ Decision feasibility(const ClusterModel &model, const Request &req,
                      const std::vector<uint8_t> *allowed_nodes = nullptr);
 
 // Chooses blades for a fixed split of nodes over pods (what Slurm actually allocated).
-// Returns false, with `why`, when the memory does not fit.
+// Returns false, with `why`, when the memory does not fit. `shortlist`: when the caller knows
+// that no blade outside it has room in `ledger` (the planner's view of a future window, where
+// all but a few blades count as full), the blades to look at instead of every blade in the
+// bound; the answer is the same, found without walking thousands of full blades.
 bool assign_blades(const ClusterModel &model, const Ledger &ledger, const Request &req,
-                   const std::vector<PodShare> &pods, Placement &out, std::string *why);
+                   const std::vector<PodShare> &pods, Placement &out, std::string *why,
+                   const std::vector<uint32_t> *shortlist = nullptr);
 
 // The first free nodes of each pod share (what the simulator and `morpheus place` allocate).
 std::vector<uint32_t> choose_nodes(const ClusterModel &model, const std::vector<PodShare> &pods,

@@ -322,12 +322,7 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
         const uint32_t front = pods.front().pod;
         auto reach = [&](uint32_t b) { return lat.latency(front, b) != kUnreachable; };
         const std::vector<uint32_t> &order = m.cold_order();
-        if (cold_rank_.size() != order.size()) cold_rank_.assign(order.size(), 0);
-        auto rank = [&](uint32_t b) {
-            if (cold_rank_[b] >= order.size() || order[cold_rank_[b]] != b)  // another order: rank again
-                for (uint32_t r = 0; r < order.size(); ++r) cold_rank_[order[r]] = r;
-            return cold_rank_[b];
-        };
+        auto rank = [&](uint32_t b) { return m.cold_rank(b); };
         uint64_t have = 0;
         walk_.clear();
         size_t i = 0;
@@ -381,7 +376,12 @@ Planner::Try Planner::try_at(const ClusterModel &m, const Request &req, const st
         result.outcome = Outcome::Fits;
     } else if (fits) {
         slot.start = t;
-        if (assign_blades(m, view_, req, pods, slot.placement, &why)) {
+        // Only the blades the view holds figures for can have room in it.
+        shortlist_.clear();
+        for (auto [b, tier] : touched_) shortlist_.push_back(b);
+        std::sort(shortlist_.begin(), shortlist_.end());
+        shortlist_.erase(std::unique(shortlist_.begin(), shortlist_.end()), shortlist_.end());
+        if (assign_blades(m, view_, req, pods, slot.placement, &why, &shortlist_)) {
             result.outcome = Outcome::Fits;
         } else {
             // The view left out blades placement might use; they come into it as soon as

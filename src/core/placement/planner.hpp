@@ -139,8 +139,8 @@ private:
     mutable std::array<FreeIndex, kTierCount> index_;
     mutable bool index_built_ = false;
     mutable std::vector<std::array<int64_t, kTierCount>> falls_;  // per blade tier in the view: peak.falls_at
-    mutable std::vector<uint32_t> cold_rank_;  // position of each blade in the model's cold order
     mutable std::vector<uint32_t> found_, walk_;  // scratch: blades with room
+    mutable std::vector<uint32_t> shortlist_;  // scratch: the blades in the view
     mutable std::vector<std::pair<uint64_t, uint32_t>> ranked_;  // scratch: (walk position, blade)
 
     // The ledger a placement is evaluated against at a future time: blades the request may
