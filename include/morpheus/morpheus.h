@@ -191,9 +191,10 @@ void morpheus_status_service_stop(morpheus_engine_t *engine);
  * node_count flags, nonzero = the job may use that node some day (busy or not). Each pod with
  * enough candidate nodes is tried, as decide() would, for `duration` seconds (<= 0: unlimited).
  * 0: *start >= now is the earliest start (the soonest pod; ties: the lower pod), and, when
- * pod_nodes is not NULL, pod_nodes[node_count] flags that pod's nodes. -1: it never fits, even
- * after every listed job ends; err says what is missing. Pods are tried one at a time: a job
- * that only fits spread over several pods gets -1. */
+ * pod_nodes is not NULL, pod_nodes[node_count] flags that pod's nodes. A job no single pod
+ * can take (too few candidate nodes, or more hot memory than one pod's bound holds) is spread
+ * as decide() spreads it on an empty cluster, and pod_nodes flags the nodes of all its pods.
+ * -1: it never fits, even after every listed job ends; err says what is missing. */
 int morpheus_earliest_start(morpheus_engine_t *engine, const morpheus_request_t *req,
 			    const uint8_t *candidate_nodes, int64_t now, int64_t duration,
 			    const uint64_t *running_ids, const int64_t *running_ends,

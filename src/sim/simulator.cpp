@@ -290,11 +290,11 @@ private:
     }
 
     // EASY backfill as select/morpheus runs under sched/backfill: the head's start from the
-    // core's planner (its nodes from the running jobs' time limits, in one pod, as will-run
-    // offers them; its memory planned over time), its memory then held as a plan; a later job
-    // starts now if its memory delays no plan (Planner::delayed_by) and, when it runs past the
-    // head's start, leaves the head's pod the nodes it needs. False when no single pod can take
-    // the head: the plugin plans such spread jobs no better, and the generic walk decides.
+    // core's planner (its nodes from the running jobs' time limits, in one pod or spread as
+    // will-run offers them; its memory planned over time), its memory then held as a plan; a
+    // later job starts now if its memory delays no plan (Planner::delayed_by) and, when it runs
+    // past the head's start, leaves each of the head's pods the nodes it needs there. False when
+    // the planner finds no start for the head (it never fits): the generic walk decides.
     bool backfill_with_planner(int64_t t) {
         const SimJob &head = jobs_[queue_.front()];
         const Fabric &f = model_.fabric();
@@ -329,22 +329,26 @@ private:
         const int64_t shadow = head_start->slot.start;
         planner.hold_planned(head.id, 0, head_start->slot.placement.segments, shadow,
                              shadow + std::max<int64_t>(head.estimate, 1));
-        const uint32_t head_pod = head_start->pod;
-        uint32_t spare = free_at(head_pod, shadow) - std::min(free_at(head_pod, shadow), head_start->nodes);
+        // Per pod of the head: the nodes free at its start beyond those it needs there.
+        std::vector<uint32_t> spare(f.pods.size(), UINT32_MAX);
+        for (const PodShare &s : head_start->shares)
+            spare[s.pod] = free_at(s.pod, shadow) - std::min(free_at(s.pod, shadow), s.nodes);
+        std::vector<uint32_t> in_pod(f.pods.size());
         for (size_t k = 1; k < queue_.size() && k <= opt_.backfill_depth;) {
             const size_t i = queue_[k];
             const int64_t until = t + std::max<int64_t>(jobs_[i].estimate, 1);
             Allocation a;
             bool go = policy_.place(model_, ledger_, jobs_[i].request, free_nodes_, a);
-            uint32_t in_head_pod = 0;
             if (go && until > shadow) {
-                for (uint32_t n : a.nodes) in_head_pod += f.node_pod[n] == head_pod;
-                go = in_head_pod <= spare;
+                std::fill(in_pod.begin(), in_pod.end(), 0);
+                for (uint32_t n : a.nodes) ++in_pod[f.node_pod[n]];
+                for (const PodShare &s : head_start->shares) go = go && in_pod[s.pod] <= spare[s.pod];
             }
             go = go && !planner.delayed_by(model_.inventory(), a.placement.segments, t, until);
             std::vector<Segment> segments = a.placement.segments;
             if (go && start(i, t, a)) {
-                if (until > shadow) spare -= in_head_pod;
+                if (until > shadow)
+                    for (const PodShare &s : head_start->shares) spare[s.pod] -= in_pod[s.pod];
                 planner.hold_running(jobs_[i].id, segments, t, until);
                 queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
             } else {

@@ -80,6 +80,8 @@ restart_ctld() {
 	for _ in $(seq 50); do [ "$(sinfo -h -t unknown -o %D)" = "" ] && break; sleep 0.2; done
 	sleep 1 # job_init reconciles once the jobs are recovered
 	note "restarted: $(sinfo -h -o '%T %D' | tr '\n' ' ')"
+	# A node drained by the restart is worth knowing about even when the invariants hold.
+	sinfo -h -R -o '%N: %E' | while read -r line; do note "drained $line"; done
 }
 
 t0=$(date +%s)

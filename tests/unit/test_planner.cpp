@@ -402,6 +402,34 @@ static void bytes_are_conserved(void **) {
         for (Tier tr : {Tier::Dram, Tier::Pmem}) assert_int_equal(pl.reserved_at(b, tr, 500), 0);
 }
 
+// A job no single pod can hold (6 nodes, pods of 4) is planned spread, not left without a
+// start: it starts once enough pods have its nodes free, its shares cover them all.
+static void spread_job_gets_a_start(void **) {
+    ClusterModel m = example();
+    Planner pl(m.fabric().blades.size());
+    const uint32_t p1 = pod1(m), p2 = static_cast<uint32_t>(m.fabric().pod_index("pod2"));
+    Request r = hot(6, 64 * kGiB, 300);
+    auto nodes_free_at = [&](uint32_t pod, uint32_t need) -> int64_t {
+        if (pod == p1) return 0;
+        if (pod == p2 && need <= 2) return 500;
+        return kForever;
+    };
+    auto s = earliest_pod_start(pl, m, r, nodes_free_at, 0, 100);
+    assert_true(s.has_value());
+    assert_int_equal(s->slot.start, 500);
+    uint32_t total = 0;
+    for (const PodShare &share : s->shares) {
+        assert_true(share.pod == p1 || share.pod == p2);
+        total += share.nodes;
+    }
+    assert_int_equal(s->shares.size(), 2);
+    assert_int_equal(total, 6);
+    // pod2's nodes never come free: no two pods can give 6 nodes, so no start at all.
+    auto only_pod1 = [&](uint32_t pod, uint32_t) -> int64_t { return pod == p1 ? 0 : kForever; };
+    std::string why;
+    assert_false(earliest_pod_start(pl, m, r, only_pod1, 0, 100, &why).has_value());
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timeline_steps),
@@ -413,6 +441,7 @@ int main(void) {
         cmocka_unit_test(plan_book_protects_from_lower_priorities_only),
         cmocka_unit_test(releases_move_starts_earlier),
         cmocka_unit_test(cold_memory_waits_too),
+        cmocka_unit_test(spread_job_gets_a_start),
         cmocka_unit_test(shortlist_changes_nothing),
         cmocka_unit_test(bytes_are_conserved),
     };

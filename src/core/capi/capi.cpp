@@ -481,7 +481,8 @@ MORPHEUS_API int morpheus_earliest_start(morpheus_engine_t *e, const morpheus_re
         e->last_plan.end = duration <= 0 || duration >= kForever - slot.start ? kForever : slot.start + duration;
         if (pod_nodes) {
             std::memset(pod_nodes, 0, f.node_names.size());
-            std::memset(pod_nodes + f.pods[best->pod].first_node, 1, f.pods[best->pod].node_count);
+            for (const PodShare &s : best->shares)
+                std::memset(pod_nodes + f.pods[s.pod].first_node, 1, f.pods[s.pod].node_count);
         }
         return 0;
     });

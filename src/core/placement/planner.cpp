@@ -476,6 +476,56 @@ const Hold *Planner::delayed_by(const Inventory &inv, const std::vector<Segment>
     return first;
 }
 
+namespace {
+
+// Times node counts come free at, tried by a spread search: enough to follow a queue of
+// running jobs, few enough that one will-run stays cheap on a 200-pod fabric.
+constexpr size_t kSpreadTimes = 64;
+
+// No single pod can take the job. At each time nodes come free (in order, until a start is
+// found that no later time can beat), decide()'s split over an empty cluster on the nodes
+// free by then, its memory planned from that time; the soonest start wins.
+std::optional<PodStart> earliest_spread_start(const Planner &planner, const ClusterModel &m, const Request &req,
+                                              const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at,
+                                              int64_t now, int64_t duration, std::string &why) {
+    const Fabric &f = m.fabric();
+    // free_by[p][k]: from when pod p has k + 1 of the job's nodes free.
+    std::vector<std::vector<int64_t>> free_by(f.pods.size());
+    std::vector<int64_t> times;
+    for (uint32_t p = 0; p < f.pods.size(); ++p)
+        for (uint32_t k = 1; k <= f.pods[p].node_count; ++k) {
+            const int64_t at = std::max(now, nodes_free_at(p, k));
+            if (at >= kForever) break;
+            free_by[p].push_back(at);
+            times.push_back(at);
+        }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    if (times.size() > kSpreadTimes) times.resize(kSpreadTimes);
+    std::optional<PodStart> best;
+    std::vector<uint8_t> allowed(f.node_names.size());
+    for (int64_t at : times) {
+        if (best && at >= best->slot.start) break;
+        std::fill(allowed.begin(), allowed.end(), 0);
+        for (uint32_t p = 0; p < f.pods.size(); ++p) {
+            const auto n = std::upper_bound(free_by[p].begin(), free_by[p].end(), at) - free_by[p].begin();
+            std::fill_n(allowed.begin() + f.pods[p].first_node, n, 1);
+        }
+        Decision d = feasibility(m, req, &allowed);
+        if (d.verdict != Verdict::Placed || d.placement.pods.size() < 2) continue;
+        std::string try_why;
+        std::optional<Slot> slot = planner.earliest_start(m, req, d.placement.pods, now, duration, at, &try_why);
+        if (!slot) {
+            why = try_why;
+            continue;
+        }
+        if (!best || slot->start < best->slot.start) best = PodStart{d.placement.pods, std::move(*slot)};
+    }
+    return best;
+}
+
+}  // namespace
+
 std::optional<PodStart> earliest_pod_start(const Planner &planner, const ClusterModel &m, const Request &req,
                                            const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at,
                                            int64_t now, int64_t duration, std::string *why) {
@@ -492,8 +542,9 @@ std::optional<PodStart> earliest_pod_start(const Planner &planner, const Cluster
             last_why = pod_why;
             continue;
         }
-        if (!best || slot->start < best->slot.start) best = PodStart{p, need, std::move(*slot)};
+        if (!best || slot->start < best->slot.start) best = PodStart{{{p, need}}, std::move(*slot)};
     }
+    if (!best) best = earliest_spread_start(planner, m, req, nodes_free_at, now, duration, last_why);
     if (!best && why) *why = last_why;
     return best;
 }

@@ -150,13 +150,15 @@ private:
     mutable std::vector<std::pair<uint32_t, Tier>> touched_;
 };
 
-// The soonest start of `req` inside one pod. `nodes_free_at(pod, need)` says from when that pod
-// has `need` of the job's nodes free (kForever: not within the plan); memory comes from the
-// planner. The earliest start over all pods wins (ties: the first pod). select/morpheus's
-// will-run (the C ABI) and the simulator's backfill both plan through here.
+// The soonest start of `req`. `nodes_free_at(pod, need)` says from when that pod has `need` of
+// the job's nodes free (kForever: not within the plan); memory comes from the planner. Inside
+// one pod when any can take the job: the earliest start over all pods wins (ties: the first
+// pod). Otherwise (too many nodes for one pod, or more hot memory than one pod's bound holds)
+// spread as decide() would spread it over an empty cluster on the nodes the pods can give,
+// starting once every share's nodes are free. select/morpheus's will-run (the C ABI) and the
+// simulator's backfill both plan through here, so a large job is planned, not starved.
 struct PodStart {
-    uint32_t pod = 0;
-    uint32_t nodes = 0;
+    std::vector<PodShare> shares;  // one pod, or the pods of a spread job
     Slot slot;
 };
 std::optional<PodStart> earliest_pod_start(const Planner &planner, const ClusterModel &m, const Request &req,
