@@ -5,7 +5,7 @@
 # 95% interval), never one baseline. Figures only, nothing fails on them. `make bench-sim`.
 #
 # usage: tests/bench/run-sim-bench.sh [extra morpheus simulate options, e.g. --alpha 0]
-# env:   SEEDS (default 5), TRACES (default /work/shared/traces, else $top_srcdir/tests/data/traces), BENCH_DIR, PYTHON
+# env:   SEEDS (default 5), TRACES (the trace folder; default $top_srcdir/../shared/traces), BENCH_DIR, PYTHON
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}

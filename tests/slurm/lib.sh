@@ -155,6 +155,19 @@ assert_no_overcommit() {
 		fail "ledger over-commits a blade"
 }
 
+# reconfigure_refused WHAT : scontrol reconfigure with a file Morpheus refuses. From 24.05 the
+# reconfigure re-executes slurmctld, the new process refuses the files and scontrol fails: that
+# is asserted. 22.05 ignores select_g_reconfigure()'s result (read_config.c) and the only other
+# way to fail is fatal(), so there it returns 0 by Slurm's design; the log and the pending
+# reason carry the error (the callers check them).
+reconfigure_refused() {
+	if [ "${E2E_LAYER:-}" = slurm-22.05 ]; then
+		scontrol reconfigure || fail "$1: 22.05's scontrol reconfigure failed (it cannot see select errors)"
+	else
+		! scontrol reconfigure 2>/dev/null || fail "$1: scontrol reconfigure returned 0 with a file Morpheus refuses"
+	fi
+}
+
 morpheus_cli() { "$E2E_BUILD/src/cli/morpheus" "$@"; }
 
 # ledger_bytes JOB USE : bytes of hot or cold memory the job holds in the ledger (0: none).

@@ -45,9 +45,9 @@ cp "$TEST_TMP/inventory.json.good" "$etc/inventory.json"; bump "$etc/inventory.j
 
 # A malformed morpheus.conf on reconfigure.
 printf 'FabricFile=fabric.json\nInventoryFile=inventory.json\nWeightLoad=heavy\n' >"$etc/morpheus.conf"
-# 24.11 re-execs slurmctld on reconfigure; the new one refuses broken files and scontrol
+# From 24.05 slurmctld re-execs on reconfigure; the new one refuses broken files and scontrol
 # reports the reconfigure as failed while the running one keeps the last good state.
-scontrol reconfigure || note "scontrol reconfigure refused the malformed morpheus.conf (Slurm >= 24.05)"
+reconfigure_refused "malformed morpheus.conf"
 check_error "malformed morpheus.conf" 'reload failed, keeping the last good configuration: .*morpheus.conf: line 3: WeightLoad=heavy'
 alive_and_placing "malformed morpheus.conf"
 cp "$TEST_TMP/morpheus.conf.good" "$etc/morpheus.conf"
@@ -58,7 +58,7 @@ python3 - "$TEST_TMP/fabric.json.good" "$etc/fabric.json" <<-'PY'
 	d = json.load(open(sys.argv[1])); d["links"][5]["to"] = "spine9"
 	json.dump(d, open(sys.argv[2], "w"), indent=1)
 	PY
-scontrol reconfigure || note "scontrol reconfigure refused the broken fabric (Slurm >= 24.05)"
+reconfigure_refused "link to nowhere"
 check_error "link to nowhere" 'reload failed.*fabric.json: \$\.links\[5\]\.to: link to "spine9"'
 alive_and_placing "link to nowhere"
 
