@@ -13,6 +13,7 @@ shift || true
 . "$top/contrib/ci/sanitized-clone.sh"
 sanitized_clone "$top" "$dir" thread
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=4"
+export MORPHEUS_TEST_TIME_SCALE=${MORPHEUS_TEST_TIME_SCALE:-5}  # timing bounds in the unit tests, for TSan's slowdown
 if [ $# -gt 0 ]; then
 	make -j"$(nproc)" check TESTS="$*"
 else

@@ -10,6 +10,7 @@ extern "C" {
 }
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -35,3 +36,11 @@ inline void expect_input_error(const std::function<void()> &f, std::initializer_
 
 inline std::string test_data(const std::string &rel) { return std::string(TEST_DATA_DIR) + "/" + rel; }
 inline std::string top_srcdir(const std::string &rel) { return std::string(TOP_SRCDIR) + "/" + rel; }
+
+// Wall-clock bounds in tests are multiplied by MORPHEUS_TEST_TIME_SCALE (default 1): sanitizer
+// lanes run the same code several times slower and set it, so a bound still catches a hang.
+inline double test_time_scale() {
+    const char *v = std::getenv("MORPHEUS_TEST_TIME_SCALE");
+    double s = v ? std::atof(v) : 1.0;
+    return s >= 1.0 ? s : 1.0;
+}
