@@ -171,6 +171,19 @@ std::vector<uint32_t> in_order_of(const std::vector<uint32_t> &shortlist, Rank &
     return v;
 }
 
+// DRAM free for hot use within `bound` of `pod` beside what `o` took, counted until `enough`:
+// the same walk and figures as take_hot(), so "free >= need" is exactly "take_hot() succeeds".
+uint64_t hot_available_within(const ClusterModel &m, const Ledger &l, const Overlay &o, uint32_t pod, uint64_t bound,
+                              uint64_t enough) {
+    const LatencyTable &t = m.latency();
+    uint64_t total = 0;
+    for (uint32_t b : t.blades_by_latency(pod)) {
+        if (t.latency(pod, b) > bound || total >= enough) break;
+        total = saturating_add(total, available(m, l, o, b, Tier::Dram));
+    }
+    return total;
+}
+
 bool take_hot(const ClusterModel &m, const Ledger &l, Overlay &o, const PodShare &share, uint64_t need, uint64_t bound,
               std::vector<Segment> &out, const std::vector<uint32_t> *shortlist = nullptr) {
     if (need == 0) return true;
@@ -330,22 +343,11 @@ bool span_pods(const ClusterModel &m, const Ledger &l, const Request &req, const
         uint64_t nodes = std::min<uint64_t>(a->free_nodes, want_nodes);
         if (req.hot_per_node) {
             nodes = std::min<uint64_t>(nodes, a->hot_free_in_bound / req.hot_per_node);
-            // The most nodes this pod can still serve beside the earlier shares (memory is
-            // monotone in nodes, so a binary search finds it).
-            uint64_t lo = 1, hi = nodes, best = 0;
-            while (lo <= hi) {
-                uint64_t mid = lo + (hi - lo) / 2;
-                Overlay trial(given);
-                std::vector<Segment> ignored;
-                PodShare s{a->pod, static_cast<uint32_t>(mid)};
-                if (take_hot(m, l, trial, s, bytes_for_nodes(req.hot_per_node, s.nodes), bound, ignored)) {
-                    best = mid;
-                    lo = mid + 1;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            nodes = best;
+            // The most nodes this pod can still serve beside the earlier shares: take_hot()
+            // succeeds exactly when the memory free in the bound covers the need.
+            const uint64_t free_now =
+                hot_available_within(m, l, given, a->pod, bound, bytes_for_nodes(req.hot_per_node, nodes));
+            nodes = std::min<uint64_t>(nodes, free_now / req.hot_per_node);
             if (nodes) {
                 std::vector<Segment> taken;
                 PodShare s{a->pod, static_cast<uint32_t>(nodes)};
