@@ -8,9 +8,7 @@
 #   - sacct shows each job's blade memory (AllocTRES license/blade_hot_gb=...), per account;
 #   - a QOS limit on the license refuses a job over its blade-memory quota at submission,
 #     and one under it runs.
-# sreport reports whole hours only (its end is cut to the last full hour, even after
-# `sacctmgr rollup`), so a job of this minute shows there after the hour: per-account totals
-# are summed from sacct here, which is what the rollups are made from.
+#   - sreport shows each account's blade-memory usage (after `sacctmgr rollup` of this hour).
 . "$(dirname "$0")/../lib.sh"
 
 # 1. A job's blade memory as licenses, live.
@@ -44,6 +42,25 @@ per_account=$(sacct -a -n -P -X -j "$a,$b" -o Account,AllocTRES |
 assert_match "blade_hot_gb per account (sacct)" '(^| )e2e=512( |$)' "$per_account"
 assert_match "blade_hot_gb per account (sacct)" '(^| )e2e-other=128( |$)' "$per_account"
 
+# sreport's per-account total: slurmdbd rolls usage up hourly, so roll up the hours these jobs
+# ran in now and ask sreport for those whole hours. Usage is GiB x seconds of blade memory,
+# which must equal each account's sum over sacct of AllocTRES x ElapsedRaw.
+first_start=$(SLURM_TIME_FORMAT=%s sacct -n -P -X -j "$a,$b" -o Start | sort -n | head -1)
+from=$(date -d "@$first_start" +%Y-%m-%dT%H:00:00)
+to=$(date -d "$(date +%Y-%m-%dT%H:00:00) 1 hour" +%Y-%m-%dT%H:00:00)
+sacctmgr -i rollup "$from" "$to" >/dev/null || fail "sacctmgr rollup $from $to failed"
+usage_sacct=$(sacct -a -n -P -X -j "$a,$b" -o Account,AllocTRES,ElapsedRaw |
+	awk -F'|' '{ if (match($2, /license\/blade_hot_gb=[0-9]+/)) { split(substr($2, RSTART, RLENGTH), kv, "="); sum[$1] += kv[2] * $3 } }
+		END { for (a in sum) printf "%s=%d ", a, sum[a] }')
+usage_sreport=$(sreport -n -P -t seconds cluster AccountUtilizationByUser start="$from" end="$to" -T license/blade_hot_gb |
+	awk -F'|' '$3 == "" && $5 == "license/blade_hot_gb" { printf "%s=%d ", $2, $6 }')
+for acct in e2e e2e-other; do
+	want=$(tr ' ' '\n' <<<"$usage_sacct" | sed -n "s/^$acct=//p")
+	[ -n "$want" ] && [ "$want" -gt 0 ] || fail "no blade_hot_gb usage of $acct in sacct: $usage_sacct"
+	assert_eq "sreport blade_hot_gb GiB-seconds of account $acct" "$want" \
+		"$(tr ' ' '\n' <<<"$usage_sreport" | sed -n "s/^$acct=//p")"
+done
+
 # 3. A QOS quota on blade memory: over it is refused at submission, under it runs.
 sacctmgr -i modify qos normal set MaxTRESPerJob=license/blade_hot_gb=1024 Flags=DenyOnLimit >/dev/null
 for _ in $(seq 20); do # slurmctld learns the change from slurmdbd
@@ -68,4 +85,4 @@ under=$(submit -N2 -t 1 --mem-hot=300G -o /dev/null --wrap 'true')
 wait_state "$under" 'RUNNING|COMPLETED' 20
 sacctmgr -i modify qos normal set MaxTRESPerJob=license/blade_hot_gb=-1 Flags=-1 >/dev/null
 note "1200G refused: ${out##*error: }"
-note "ok: licenses on jobs, sacct per job and per account ($per_account), QOS quota refused 1200G and ran 600G"
+note "ok: licenses on jobs, sacct per job and per account ($per_account), sreport GiB-seconds ($usage_sreport), QOS quota refused 1200G and ran 600G"
