@@ -147,4 +147,13 @@ done_ok=$(grep -oE '_job_complete: JobId=[0-9]+ WEXITSTATUS 0' "$E2E_RUN/log/slu
 note "jobs completed: $done_ok; jobs Slurm lost to SIGKILL (not yet in its state save): $lost; records left: $states"
 # How Slurm itself ended the jobs it lost or relaunched after SIGKILL (FAILED, held) is its
 # own recovery, reported above, not a Morpheus invariant: those are the ledger checks.
+# Slurm drains a node whose slurmd refuses a job id reused after the SIGKILL ("Duplicate
+# jobid", 24.11): its own recovery as well, noted at the restart. Resume such nodes so that
+# the next test starts on a whole cluster (test_o once found gpu104 drained and its -w job
+# pending on ReqNodeNotAvail).
+drained=$(sinfo -h -t drain,drained,draining -o %N)
+if [ -n "$drained" ]; then
+	note "resuming $drained, drained by Slurm's recovery: $(sinfo -h -R -o '%E' | sort -u | paste -sd';')"
+	scontrol update NodeName="$drained" State=RESUME
+fi
 note "ok: $(wc -l <"$requests") jobs, $kills kills of slurmctld, invariants held after each, $(( $(date +%s) - t0 )) s"
