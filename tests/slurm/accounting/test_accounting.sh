@@ -36,9 +36,13 @@ done
 assert_match "sacct AllocTRES of $a" 'license/blade_hot_gb=512' "$(tres_of "$a")"
 assert_match "sacct AllocTRES of $a" 'license/blade_cold_gb=200' "$(tres_of "$a")"
 assert_match "sacct AllocTRES of $b" 'license/blade_hot_gb=128' "$(tres_of "$b")"
-per_account=$(sacct -a -n -P -X -j "$a,$b" -o Account,AllocTRES |
-	awk -F'|' '{ if (match($2, /license\/blade_hot_gb=[0-9]+/)) { split(substr($2, RSTART, RLENGTH), kv, "="); sum[$1] += kv[2] } }
-		END { for (a in sum) printf "%s=%d ", a, sum[a] }')
+# Per account, the sum of blade_hot_gb over jobs $1, each weighted by sacct field $2 if given.
+hot_gb_per_account() {
+	sacct -a -n -P -X -j "$1" -o "Account,AllocTRES${2:+,$2}" |
+		awk -F'|' '{ if (match($2, /license\/blade_hot_gb=[0-9]+/)) { split(substr($2, RSTART, RLENGTH), kv, "="); sum[$1] += kv[2] * (NF > 2 ? $3 : 1) } }
+			END { for (a in sum) printf "%s=%d ", a, sum[a] }'
+}
+per_account=$(hot_gb_per_account "$a,$b")
 assert_match "blade_hot_gb per account (sacct)" '(^| )e2e=512( |$)' "$per_account"
 assert_match "blade_hot_gb per account (sacct)" '(^| )e2e-other=128( |$)' "$per_account"
 
@@ -49,9 +53,7 @@ first_start=$(SLURM_TIME_FORMAT=%s sacct -n -P -X -j "$a,$b" -o Start | sort -n 
 from=$(date -d "@$first_start" +%Y-%m-%dT%H:00:00)
 to=$(date -d "$(date +%Y-%m-%dT%H:00:00) 1 hour" +%Y-%m-%dT%H:00:00)
 sacctmgr -i rollup "$from" "$to" >/dev/null || fail "sacctmgr rollup $from $to failed"
-usage_sacct=$(sacct -a -n -P -X -j "$a,$b" -o Account,AllocTRES,ElapsedRaw |
-	awk -F'|' '{ if (match($2, /license\/blade_hot_gb=[0-9]+/)) { split(substr($2, RSTART, RLENGTH), kv, "="); sum[$1] += kv[2] * $3 } }
-		END { for (a in sum) printf "%s=%d ", a, sum[a] }')
+usage_sacct=$(hot_gb_per_account "$a,$b" ElapsedRaw)
 usage_sreport=$(sreport -n -P -t seconds cluster AccountUtilizationByUser start="$from" end="$to" -T license/blade_hot_gb |
 	awk -F'|' '$3 == "" && $5 == "license/blade_hot_gb" { printf "%s=%d ", $2, $6 }')
 for acct in e2e e2e-other; do
