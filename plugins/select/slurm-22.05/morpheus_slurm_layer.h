@@ -1,5 +1,5 @@
 /*
- * morpheus_slurm_layer.h - what plugins/common/morpheus_placement.c needs to know about
+ * morpheus_slurm_layer.h - what the glue in plugins/common (morpheus_glue.h) needs to know about
  * Slurm 22.05 (checked in src/slurmctld/node_scheduler.c).
  */
 #ifndef MORPHEUS_SLURM_LAYER_H

@@ -7,7 +7,7 @@
  * options --mem-hot/--mem-hot-latency/--mem-cold, carried in the job's spank_job_env) get
  * three additions, all decided by the Slurm-free core (include/morpheus/morpheus.h):
  *   job_test  - the core ranks node sets (pods); cons_tres is offered one set at a time by
- *               narrowing the node bitmap, best set first (plugins/common/morpheus_placement.c);
+ *               narrowing the node bitmap, best set first (plugins/common/morpheus_job_test.c);
  *   job_begin - the hot/cold memory is reserved on the nodes cons_tres chose, and the decision
  *               is written into SystemComment and the job's environment;
  *   job_fini  - the reservation is released (end, cancel, requeue, preemption).

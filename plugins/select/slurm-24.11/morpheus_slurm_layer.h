@@ -1,5 +1,5 @@
 /*
- * morpheus_slurm_layer.h - what plugins/common/morpheus_placement.c needs to know about
+ * morpheus_slurm_layer.h - what the glue in plugins/common (morpheus_glue.h) needs to know about
  * Slurm 24.11 (checked in src/slurmctld/node_scheduler.c and src/plugins/sched/backfill).
  */
 #ifndef MORPHEUS_SLURM_LAYER_H

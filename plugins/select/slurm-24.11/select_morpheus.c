@@ -7,7 +7,7 @@
  * keeps doing all CPU/memory/GRES accounting. Jobs that ask for Morpheus memory (the SPANK
  * options --mem-hot/--mem-hot-latency/--mem-cold, carried in the job's spank_job_env) get
  * three additions, all decided by the Slurm-free core (include/morpheus/morpheus.h), through
- * the release-independent glue in plugins/common/morpheus_placement.c:
+ * the release-independent glue in plugins/common (morpheus_placement.h):
  *   job_test  - the core ranks node sets (pods); cons_tres is offered one set at a time by
  *               narrowing the node bitmap, best set first;
  *   job_begin - the hot/cold memory is reserved on the nodes cons_tres chose, and the decision

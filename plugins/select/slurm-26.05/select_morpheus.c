@@ -6,7 +6,7 @@
  * A thin shim. Every select_p_* call is forwarded to select/cons_tres, which keeps doing all
  * CPU/memory/GRES accounting; jobs that ask for Morpheus memory get pod ranking (job_test),
  * a blade reservation (job_begin) and its release (job_fini) through the release-independent
- * glue in plugins/common/morpheus_placement.c. Jobs without Morpheus flags pass untouched.
+ * glue in plugins/common (morpheus_placement.h). Jobs without Morpheus flags pass untouched.
  *
  * What changed from 24.11 (src/interfaces/select.c of 26.05):
  *   - the interface shrank to plugin_id + 13 functions (25.05 dropped state save/restore,

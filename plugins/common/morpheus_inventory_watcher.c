@@ -1,0 +1,195 @@
+/*
+ * morpheus_inventory_watcher.c - the slurmctld thread that re-reads the inventory, keeps the
+ * status service up, and applies BladeFailurePolicy to jobs on a failed blade.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "morpheus_glue.h"
+
+static char *inventory_error; /* last inventory refresh error, logged once */
+static pthread_t watcher;     /* inventory watcher, see _watch_inventory */
+static bool watcher_running, watcher_stop;
+static pthread_cond_t watcher_cond = PTHREAD_COND_INITIALIZER;
+
+/* The inventory (blade states, loads) changes without a reconfigure; the core looks at the
+ * file's mtime at most every InventoryCheckInterval seconds. Called WITHOUT glue_lock: the
+ * file is read and parsed meanwhile, and job_test must not wait for that. */
+static void _refresh_inventory(morpheus_engine_t *e)
+{
+	morpheus_error_t err;
+	int rc = morpheus_engine_refresh_inventory(e, (int64_t) time(NULL), &err);
+
+	if (rc < 0) {
+		char *why = glue_err_text(&err);
+		slurm_mutex_lock(&glue_lock);
+		if (xstrcmp(why, inventory_error))
+			error("select/morpheus: inventory not re-read, keeping the last good one: %s",
+			      why);
+		xfree(inventory_error);
+		inventory_error = why;
+		slurm_mutex_unlock(&glue_lock);
+	} else if (rc == 1) {
+		info("select/morpheus: inventory changed, re-read");
+		slurm_mutex_lock(&glue_lock);
+		xfree(inventory_error);
+		slurm_mutex_unlock(&glue_lock);
+		/* Slurm sees no change of its own: without a nudge, jobs waiting for memory that
+		 * just came back would wait for the next periodic pass (sched_interval). */
+		if (queue_job_scheduler)
+			queue_job_scheduler();
+	}
+}
+
+/* Requeue / signal a job by id, as slurmctld itself would (uid 0). 25.05 dropped the by-id
+ * calls (job_requeue, job_signal_id): there the layer sets MORPHEUS_JOB_CALLS_BY_RECORD. */
+#if MORPHEUS_JOB_CALLS_BY_RECORD
+static bool _have_job_calls(void)
+{
+	return job_requeue_internal && job_signal && find_job_record;
+}
+
+static int _requeue_job(uint32_t job_id)
+{
+	job_record_t *job_ptr = find_job_record(job_id);
+
+	return job_ptr ? job_requeue_internal(0, job_ptr, false, 0) : ESLURM_INVALID_JOB_ID;
+}
+
+static int _signal_job(uint32_t job_id, uint16_t sig)
+{
+	job_record_t *job_ptr = find_job_record(job_id);
+
+	return job_ptr ? job_signal(job_ptr, sig, KILL_FULL_JOB, 0, false) : ESLURM_INVALID_JOB_ID;
+}
+#else
+static bool _have_job_calls(void)
+{
+	return job_requeue && job_signal_id;
+}
+
+static int _requeue_job(uint32_t job_id)
+{
+	return job_requeue(0, job_id, NULL, false, 0);
+}
+
+static int _signal_job(uint32_t job_id, uint16_t sig)
+{
+	return job_signal_id(job_id, sig, KILL_FULL_JOB, 0, false);
+}
+#endif
+
+/*
+ * BladeFailurePolicy for jobs that came onto a failed blade: requeue them, or SIGUSR1 and let
+ * them run, or only log. Called without glue_lock: requeue ends in job_fini, which takes it,
+ * and slurmctld's job lock must come first (job_test holds it, then takes glue_lock).
+ */
+static void _apply_failure_policy(const char *policy, const uint64_t *ids, size_t count)
+{
+	slurmctld_lock_t job_write_lock = { NO_LOCK, WRITE_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK };
+
+	if (!lock_slurmctld || !_have_job_calls())
+		return;
+	lock_slurmctld(job_write_lock);
+	for (size_t i = 0; i < count; i++) {
+		uint32_t job_id = (uint32_t) ids[i];
+		int rc = SLURM_SUCCESS;
+
+		if (!xstrcmp(policy, "requeue"))
+			rc = _requeue_job(job_id);
+		else if (!xstrcmp(policy, "signal"))
+			rc = _signal_job(job_id, SIGUSR1);
+		info("select/morpheus: JobId=%u holds memory on a failed blade: BladeFailurePolicy=%s%s%s",
+		     job_id, policy, rc == SLURM_SUCCESS ? "" : " failed: ",
+		     rc == SLURM_SUCCESS ? "" : slurm_strerror(rc));
+		/* A job that may not be requeued (--no-requeue, JobRequeue=0) must still hear of
+		 * the failure: the signal policy is the next best. */
+		if ((rc != SLURM_SUCCESS) && !xstrcmp(policy, "requeue")) {
+			rc = _signal_job(job_id, SIGUSR1);
+			info("select/morpheus: JobId=%u cannot be requeued: signalled (SIGUSR1) instead%s%s",
+			     job_id, rc == SLURM_SUCCESS ? "" : ", which failed: ",
+			     rc == SLURM_SUCCESS ? "" : slurm_strerror(rc));
+		}
+	}
+	unlock_slurmctld(job_write_lock);
+}
+
+/*
+ * A blade failing or coming back is an inventory edit Slurm knows nothing about, and a job
+ * pending on Morpheus memory is only re-tested when Slurm schedules: so slurmctld gets this
+ * one thread, which looks at the inventory once a second (the core throttles to
+ * InventoryCheckInterval) and asks for a scheduling pass when it changed. It takes no
+ * slurmctld lock, only glue_lock (job_test takes slurmctld's locks, then glue_lock).
+ */
+static void *_watch_inventory(void *arg)
+{
+	struct timespec until;
+	uint64_t affected[256];
+	size_t count;
+	char policy[16];
+
+	slurm_mutex_lock(&glue_lock);
+	while (!watcher_stop) {
+		count = 0;
+		if (glue_engine) {
+			/* alive until we are joined: see morpheus_glue.h */
+			morpheus_engine_t *e = glue_engine;
+			morpheus_error_t err;
+			if (morpheus_engine_sync(e, &err) < 0)
+				error("select/morpheus: ledger fsync: %s", err.message);
+			slurm_mutex_unlock(&glue_lock);
+			_refresh_inventory(e);
+			slurm_mutex_lock(&glue_lock);
+			if (watcher_stop)
+				break;
+			glue_status_service_locked();
+			if (glue_status_service_retired_locked()) {
+				slurm_mutex_unlock(&glue_lock);
+				glue_retire_status_service();
+				slurm_mutex_lock(&glue_lock);
+				if (glue_engine)
+					glue_status_service_locked(); /* the port is free now */
+			}
+			count = morpheus_jobs_newly_affected(glue_engine, affected, 256);
+			strlcpy(policy, morpheus_engine_failure_policy(glue_engine),
+				sizeof(policy));
+		}
+		if (count) {
+			slurm_mutex_unlock(&glue_lock);
+			_apply_failure_policy(policy, affected, count);
+			slurm_mutex_lock(&glue_lock);
+			continue; /* more may be waiting (over 256) */
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&watcher_cond, &glue_lock, &until);
+	}
+	slurm_mutex_unlock(&glue_lock);
+	return NULL;
+}
+
+/* placement_open(), with glue_lock held. */
+extern void glue_watcher_start_locked(void)
+{
+	watcher_stop = false;
+	watcher_running = !pthread_create(&watcher, NULL, _watch_inventory, NULL);
+	if (!watcher_running)
+		error("select/morpheus: no inventory watcher thread: %m");
+}
+
+/* placement_close(), without glue_lock: the watcher takes it until it is joined. */
+extern void glue_watcher_stop(void)
+{
+	if (watcher_running) {
+		slurm_mutex_lock(&glue_lock);
+		watcher_stop = true;
+		pthread_cond_signal(&watcher_cond);
+		slurm_mutex_unlock(&glue_lock);
+		pthread_join(watcher, NULL);
+		watcher_running = false;
+	}
+	xfree(inventory_error); /* only the watcher sets it, and it is joined */
+}

@@ -1,0 +1,427 @@
+/*
+ * morpheus_job_test.c - job_test: offers cons_tres the node sets the core's plan allows, best
+ * first; answers backfill's "when?" for a job waiting for blade memory; keeps PlanDepth's
+ * plans and refuses a job that would delay one.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "morpheus_glue.h"
+
+static time_t decisions_checked; /* last sweep of pending decisions, see _forget_gone_jobs */
+
+#define NO_STEP ((size_t) -1)
+
+/* narrowed = the nodes of bitmap that the plan's step k allows; false if fewer than
+ * min_nodes remain. */
+static bool _narrow_to_step(morpheus_plan_t *plan, size_t k, bitstr_t *bitmap,
+			    bitstr_t *narrowed, uint8_t *allowed, uint32_t min_nodes)
+{
+	int nbits = bit_size(bitmap);
+
+	morpheus_plan_step_nodes(plan, k, allowed);
+	bit_copybits(narrowed, bitmap);
+	for (int i = 0; i < nbits; i++) {
+		int f;
+		if (bit_test(narrowed, i) && (((f = glue_fabric_index(i)) < 0) || !allowed[f]))
+			bit_clear(narrowed, i);
+	}
+	return bit_set_count(narrowed) >= min_nodes;
+}
+
+/* Running jobs' reservations end with them: their ends for morpheus_earliest_start(). A job
+ * without a time limit, or suspended (its end moves when it resumes), is left out: the core
+ * then holds its memory for ever. */
+struct running_ends {
+	uint64_t *ids;
+	int64_t *ends;
+	size_t count;
+};
+
+static int _append_running_end(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+	struct running_ends *running = arg;
+
+	if (!IS_JOB_RUNNING(job_ptr) || (job_ptr->time_limit == INFINITE) ||
+	    (job_ptr->time_limit == NO_VAL) || !job_ptr->end_time)
+		return 0;
+	running->ids[running->count] = job_ptr->job_id;
+	running->ends[running->count++] = (int64_t) job_ptr->end_time;
+	return 0;
+}
+
+
+/* Fills running from job_list (the caller holds the job lock); false without one. */
+static bool _collect_running_ends(struct running_ends *running)
+{
+	int n;
+
+	if (!&job_list || !job_list)
+		return false;
+	n = list_count(job_list);
+	running->ids = xcalloc(n + 1, sizeof(uint64_t));
+	running->ends = xcalloc(n + 1, sizeof(int64_t));
+	running->count = 0;
+	list_for_each(job_list, _append_running_end, running);
+	return true;
+}
+
+/* The job's time limit in seconds, 0 when unlimited. */
+static int64_t _duration(job_record_t *job_ptr)
+{
+	if ((job_ptr->time_limit == INFINITE) || (job_ptr->time_limit == NO_VAL))
+		return 0;
+	return (int64_t) job_ptr->time_limit * 60;
+}
+
+static time_t _submit_time(job_record_t *job_ptr)
+{
+	return job_ptr->details ? job_ptr->details->submit_time : 0;
+}
+
+/* PlanDepth: the plan WILL_RUN just made for the job is kept if it is among the highest
+ * priorities, so RUN_NOW keeps lower-priority jobs off its memory (_delays_planned_job). */
+static void _keep_plan(job_record_t *job_ptr, time_t now)
+{
+	if (morpheus_keep_plan(glue_engine, job_ptr->job_id, job_ptr->priority,
+			       _submit_time(job_ptr), (int64_t) job_ptr->start_time,
+			       (int64_t) now) == 1)
+		log_flag(SELECT_TYPE, "select/morpheus: %pJ blade memory planned from %ld (priority %u)",
+			 job_ptr, (long) job_ptr->start_time, job_ptr->priority);
+}
+
+/*
+ * WILL_RUN for a job refused only for blade memory: when will the memory be free (the core),
+ * and when will cons_tres give it nodes of the pod the core chose? The later of the two. The
+ * reason Morpheus set stays: the job still waits for memory, and RUN_NOW still refuses it
+ * until the memory is back.
+ */
+static int _will_run_after_memory(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+				  placement_try_fn try_fn, void *try_arg,
+				  const morpheus_request_t *req, const uint8_t *candidates,
+				  uint8_t *pod_nodes)
+{
+	struct running_ends running = { NULL, NULL, 0 };
+	morpheus_error_t err;
+	time_t now = time(NULL);
+	int64_t start = 0, duration = _duration(job_ptr); /* 0: unlimited */
+	bitstr_t *narrowed = NULL;
+	int rc = SLURM_ERROR, nbits = bit_size(bitmap);
+
+	if (!_collect_running_ends(&running))
+		return SLURM_ERROR;
+	if (morpheus_earliest_start(glue_engine, req, candidates, (int64_t) now, duration,
+				    running.ids, running.ends, running.count, &start, pod_nodes,
+				    &err) < 0) {
+		char *why = glue_err_text(&err);
+		debug("select/morpheus: %pJ will not run: %s", job_ptr, why);
+		xfree(why);
+		goto fini;
+	}
+	narrowed = bit_copy(bitmap);
+	for (int i = 0; i < nbits; i++) {
+		int f;
+		if (bit_test(narrowed, i) && (((f = glue_fabric_index(i)) < 0) || !pod_nodes[f]))
+			bit_clear(narrowed, i);
+	}
+	if (bit_set_count(narrowed) < min_nodes)
+		goto fini;
+	if ((rc = try_fn(try_arg, narrowed)) != SLURM_SUCCESS) {
+		debug("select/morpheus: %pJ fits blade memory at %ld, cons_tres refused the nodes",
+		      job_ptr, (long) start);
+		goto fini;
+	}
+	job_ptr->start_time = MAX(job_ptr->start_time, (time_t) start);
+	bit_copybits(bitmap, narrowed);
+	log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld, when its blade memory is free at %ld",
+		 job_ptr, (long) job_ptr->start_time, (long) start);
+	_keep_plan(job_ptr, now);
+
+fini:
+	FREE_NULL_BITMAP(narrowed);
+	xfree(running.ids);
+	xfree(running.ends);
+	return rc;
+}
+
+/*
+ * PlanDepth, RUN_NOW: would the job, on the nodes cons_tres chose, hold blade memory that a
+ * planned job of higher priority waits for, past its planned start? Then *why says whose. A
+ * core error (the memory does not fit these nodes) is not a delay: job_begin's reservation
+ * judges that.
+ */
+static bool _delays_planned_job(job_record_t *job_ptr, bitstr_t *nodes,
+				const morpheus_request_t *req, char **why)
+{
+	struct running_ends running = { NULL, NULL, 0 };
+	morpheus_error_t err;
+	uint32_t *fabric_nodes = xcalloc(MAX(bit_size(nodes), 1), sizeof(uint32_t));
+	size_t count = 0;
+	uint64_t victim = 0;
+	int64_t victim_start = 0;
+	time_t now = time(NULL);
+	int rc = 0;
+
+	/* No plan (the usual case): no walk over the job list for every job tested. */
+	if (!morpheus_planned_jobs(glue_engine, (int64_t) now, &victim, 1)) {
+		xfree(fabric_nodes);
+		return false;
+	}
+	for (int i = 0; i < bit_size(nodes); i++) {
+		int f;
+		if (bit_test(nodes, i) && ((f = glue_fabric_index(i)) >= 0))
+			fabric_nodes[count++] = f;
+	}
+	if (count && _collect_running_ends(&running))
+		rc = morpheus_delays_planned(glue_engine, req, fabric_nodes, count, (int64_t) now,
+					     _duration(job_ptr), job_ptr->priority,
+					     _submit_time(job_ptr), running.ids, running.ends,
+					     running.count, &victim, &victim_start, &err);
+	if (rc < 0) {
+		char *e = glue_err_text(&err);
+		debug2("select/morpheus: %pJ delay check: %s", job_ptr, e);
+		xfree(e);
+	} else if (rc == 1) {
+		char hms[16] = "";
+		time_t t = (time_t) victim_start;
+		struct tm tm;
+		if (localtime_r(&t, &tm))
+			strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+		xfree(*why);
+		*why = xstrdup_printf("would delay job %" PRIu64 "'s blade memory (planned start %s)",
+				      victim, hms);
+	}
+	xfree(fabric_nodes);
+	xfree(running.ids);
+	xfree(running.ends);
+	return rc == 1;
+}
+
+/* Offers cons_tres the plan's node sets one at a time, best first. RUN_NOW takes the first
+ * it accepts; WILL_RUN (backfill asks "when?") the one that starts soonest. */
+static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+			     uint16_t mode, placement_try_fn try_fn, void *try_arg,
+			     const morpheus_request_t *req, bool *refused)
+{
+	size_t fabric_nodes = morpheus_node_count(glue_engine);
+	uint8_t *free_nodes = xcalloc(MAX(fabric_nodes, 1), 1);
+	uint8_t *allowed = xcalloc(MAX(fabric_nodes, 1), 1);
+	bitstr_t *narrowed = NULL;
+	morpheus_plan_t *plan = NULL;
+	morpheus_error_t err;
+	int rc = SLURM_ERROR, nbits = bit_size(bitmap);
+	bitstr_t *best_nodes = NULL;
+	size_t steps, best = NO_STEP, last_tried = NO_STEP;
+	time_t best_start = 0;
+	char *delay_why = NULL; /* refused now to keep a planned job's memory */
+
+	for (int i = 0; i < nbits; i++) {
+		int f;
+		if (bit_test(bitmap, i) && ((f = glue_fabric_index(i)) >= 0))
+			free_nodes[f] = 1;
+	}
+	if (!(plan = morpheus_plan_new(glue_engine, req, free_nodes, &err))) {
+		char *why = glue_err_text(&err);
+		*refused = true;
+		/* A verdict (pending, impossible) is the job's business; anything else the admin's. */
+		if ((err.code != MORPHEUS_E_PENDING) && (err.code != MORPHEUS_E_IMPOSSIBLE))
+			error("select/morpheus: %pJ: %s", job_ptr, why);
+		if (glue_reason_mode(mode))
+			glue_set_reason(job_ptr, why);
+		else
+			debug2("select/morpheus: %pJ (mode %u): %s", job_ptr, mode, why);
+		xfree(why);
+		if (mode == SELECT_MODE_WILL_RUN)
+			rc = _will_run_after_memory(job_ptr, bitmap, min_nodes, try_fn, try_arg,
+						    req, free_nodes, allowed);
+		goto fini;
+	}
+
+	narrowed = bit_alloc(nbits);
+	steps = morpheus_plan_steps(plan);
+	for (size_t k = 0; k < steps; k++) {
+		if (!_narrow_to_step(plan, k, bitmap, narrowed, allowed, min_nodes))
+			continue;
+		rc = try_fn(try_arg, narrowed);
+		last_tried = k;
+		log_flag(SELECT_TYPE, "select/morpheus: %pJ mode %u step %zu/%zu (%s): %s",
+			 job_ptr, mode, k + 1, steps, morpheus_plan_step_pods(plan, k),
+			 rc == SLURM_SUCCESS ? "accepted" : "refused by cons_tres");
+		if (rc != SLURM_SUCCESS)
+			continue;
+		/* Backfill's will-run must agree with RUN_NOW, or it would start the job
+		 * anyway and (24.11) Slurm's "Resources" would replace the reason. */
+		if (((mode == SELECT_MODE_RUN_NOW) ||
+		     ((mode == SELECT_MODE_WILL_RUN) && (job_ptr->start_time <= time(NULL)))) &&
+		    _delays_planned_job(job_ptr, narrowed, req, &delay_why)) {
+			/* cons_tres accepted and built the job's resources: drop them, as Slurm
+			 * does when it refuses a job after the node selection (accounting). */
+			free_job_resources(&job_ptr->job_resrcs);
+			rc = SLURM_ERROR; /* another pod's memory may not be planned for anyone */
+			continue;
+		}
+		if ((mode != SELECT_MODE_WILL_RUN) || (job_ptr->start_time <= time(NULL))) {
+			bit_copybits(bitmap, narrowed);
+			goto fini;
+		}
+		/* cons_tres accepts a busy pod with a late start: keep the earliest. After a
+		 * crash, jobs Slurm wrongly believes running can hold the best pod for their
+		 * whole time limit while the other pods stand idle. */
+		if ((best == NO_STEP) || (job_ptr->start_time < best_start)) {
+			best = k;
+			best_start = job_ptr->start_time;
+			FREE_NULL_BITMAP(best_nodes);
+			best_nodes = bit_copy(narrowed);
+		}
+	}
+	if (best != NO_STEP) {
+		/* The start time and preemptee list cons_tres left are those of its last
+		 * run: if that was not the best step, run the best one again. */
+		rc = SLURM_ERROR;
+		if (best == last_tried) {
+			rc = SLURM_SUCCESS;
+			bit_copybits(narrowed, best_nodes);
+		} else if (_narrow_to_step(plan, best, bitmap, narrowed, allowed, min_nodes)) {
+			rc = try_fn(try_arg, narrowed);
+		}
+		if (rc == SLURM_SUCCESS) {
+			job_ptr->start_time = MIN(job_ptr->start_time, best_start);
+			bit_copybits(bitmap, narrowed);
+		}
+		log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld on step %zu/%zu (%s)",
+			 job_ptr, (long) job_ptr->start_time, best + 1, steps,
+			 morpheus_plan_step_pods(plan, best));
+	}
+	if (delay_why && (rc != SLURM_SUCCESS)) {
+		*refused = true;
+		/* Set in will-run on every release: a job held back only by this check is never
+		 * offered to RUN_NOW (22.05's main scheduler would show "Priority" instead). */
+		if (glue_reason_mode(mode) || (mode == SELECT_MODE_WILL_RUN))
+			glue_set_reason(job_ptr, delay_why);
+		goto fini;
+	}
+	/* Every pod the core offered was refused by cons_tres (CPUs, GRES, memory busy): the
+	 * job waits like any other job, with Slurm's own reason. */
+
+fini:
+	morpheus_plan_destroy(&plan);
+	FREE_NULL_BITMAP(narrowed);
+	FREE_NULL_BITMAP(best_nodes);
+	xfree(free_nodes);
+	xfree(allowed);
+	xfree(delay_why);
+	return rc;
+}
+
+/* PlanDepth: a plan whose job is no longer pending (started, gone, held back by a requeue
+ * that did not reach job_fini) goes, so it keeps no memory from anyone. */
+static void _drop_gone_plans_locked(time_t now)
+{
+	uint64_t ids[1024];
+	size_t count = morpheus_planned_jobs(glue_engine, (int64_t) now, ids, 1024);
+
+	for (size_t i = 0; i < count; i++) {
+		job_record_t *job_ptr = find_job_record((uint32_t) ids[i]);
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr)) {
+			morpheus_drop_plan(glue_engine, ids[i]);
+			debug2("select/morpheus: dropped the plan of JobId=%" PRIu64, ids[i]);
+		}
+	}
+}
+
+/*
+ * Decisions are kept for `morpheus explain` until the job's reservation is released; a job
+ * that never ran has none (cancelled while pending, a --test-only probe whose record Slurm
+ * deletes at once): forget those whose job is gone or finished. Every few seconds at most,
+ * with slurmctld's job lock held (job_test runs under it).
+ */
+static void _forget_gone_jobs_locked(void)
+{
+	uint64_t ids[512];
+	size_t count;
+	time_t now = time(NULL);
+
+	if (!find_job_record || (now - decisions_checked < 5))
+		return;
+	decisions_checked = now;
+	count = morpheus_pending_decisions(glue_engine, ids, 512);
+	for (size_t i = 0; i < count; i++) {
+		job_record_t *job_ptr = find_job_record((uint32_t) ids[i]);
+		if (!job_ptr || IS_JOB_FINISHED(job_ptr)) {
+			morpheus_forget_decision(glue_engine, ids[i]);
+			debug2("select/morpheus: forgot the decision of JobId=%" PRIu64 " (%s)", ids[i],
+			       job_ptr ? "finished" : "gone");
+		}
+	}
+	_drop_gone_plans_locked(now);
+}
+
+extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+			      uint16_t mode, placement_try_fn try_fn, void *try_arg)
+{
+	morpheus_request_t req;
+	morpheus_error_t err;
+	bool refused = true; /* by Morpheus, as opposed to cons_tres */
+	int rc, wants;
+
+	if (!glue_configured)
+		goto pass_through;
+	if ((wants = glue_job_request(job_ptr, min_nodes, &req, &err)) == 0)
+		goto pass_through;
+
+	slurm_mutex_lock(&glue_lock);
+	glue_restore_running_if_due_locked();
+	if (glue_engine)
+		_forget_gone_jobs_locked();
+	if (wants < 0) {
+		/* Only reachable by bypassing the SPANK plugin and job_submit/morpheus. */
+		char *why = glue_err_text(&err);
+		if (glue_reason_mode(mode))
+			glue_set_reason(job_ptr, why);
+		xfree(why);
+		rc = SLURM_ERROR;
+	} else if (!glue_engine) {
+		/* Nothing is placed until the files are fixed, so backfill's test (WILL_RUN) says
+		 * so too: jobs queued behind the first one are only tested there, and would keep
+		 * whatever reason Slurm gave them before (e.g. "ReqNodeNotAvail" while the nodes
+		 * of a restarted slurmctld were not yet registered). */
+		if (glue_reason_mode(mode) || (mode == SELECT_MODE_WILL_RUN)) {
+			char *why = xstrdup_printf("engine not loaded (%s)", glue_open_error);
+			glue_set_reason(job_ptr, why);
+			xfree(why);
+		}
+		/* TEST_ONLY: the request may be fine once the files are fixed; cons_tres judges
+		 * the rest, and narrows the bitmap as Slurm expects (a success that leaves every
+		 * node set reads as "needs more nodes than allowed", and select_nodes() writes
+		 * "ReqNodeNotAvail" over our reason). */
+		rc = (mode == SELECT_MODE_TEST_ONLY) ? try_fn(try_arg, bitmap) : SLURM_ERROR;
+	} else if (mode == SELECT_MODE_TEST_ONLY) {
+		/* "Could it ever run?" The core judges the memory, cons_tres the rest. */
+		if (morpheus_check_feasible(glue_engine, &req, &err) < 0) {
+			char *why = glue_err_text(&err);
+			info("select/morpheus: %pJ can never be placed: %s", job_ptr, why);
+			xfree(why);
+			rc = SLURM_ERROR;
+		} else {
+			rc = try_fn(try_arg, bitmap);
+		}
+	} else {
+		/* RUN_NOW, and WILL_RUN (backfill): the same narrowing, so backfill plans the job
+		 * on nodes it may really get. The core's view of memory is "now" in both. */
+		glue_refresh_node_map_locked();
+		refused = false;
+		rc = _job_test_by_plan(job_ptr, bitmap, min_nodes, mode, try_fn, try_arg, &req,
+				       &refused);
+		if (glue_reason_mode(mode) && !refused)
+			glue_clear_reason(job_ptr);
+	}
+	slurm_mutex_unlock(&glue_lock);
+	return rc;
+
+pass_through:
+	return try_fn(try_arg, bitmap);
+}
