@@ -49,8 +49,10 @@ typedef struct morpheus_request {
 	uint64_t hot_per_node;   /* --mem-hot, per node */
 	uint64_t hot_latency_ns; /* --mem-hot-latency (0: DefaultHotLatency) */
 	uint64_t cold_per_node;  /* --mem-cold, per node */
-	/* Optional: node_count flags, nonzero = the job may use that node (a required node
-	 * list); NULL = any node. Read by morpheus_check_feasible only. */
+	/* Optional: node_count flags, nonzero = Slurm lets the job use that node at all (its
+	 * required node list, exclusions, partition); NULL = any node. morpheus_check_feasible
+	 * judges the job on these alone; morpheus_plan_new ranks only pods that have one, and
+	 * offers only these nodes. */
 	const uint8_t *allowed_nodes;
 } morpheus_request_t;
 
@@ -101,11 +103,32 @@ int morpheus_request_wants_memory(const morpheus_request_t *req);
 int morpheus_check_feasible(morpheus_engine_t *engine, const morpheus_request_t *req,
 			    morpheus_error_t *err);
 
-/* The Slurm licenses that mirror the request's blade memory ("blade_hot_gb:512,..." in GiB,
- * morpheus.conf LicenseHot=/LicenseCold=), for job_submit to add to the job so accounting
- * and QOS limits see it. malloc'd; NULL when none is configured or the job asks no memory.
- * A GPU-only request counts the fewest nodes any pod would give it. */
-char *morpheus_request_licenses(morpheus_engine_t *engine, const morpheus_request_t *req);
+/* The forms of a job's size (0: not given), for the charge. */
+typedef struct morpheus_job_size {
+	uint32_t min_nodes;     /* -N MIN */
+	uint32_t max_nodes;     /* -N MIN-MAX (a plain -N sets both) */
+	uint32_t tasks;         /* -n */
+	uint32_t gpus;          /* --gpus, whole job */
+	uint32_t cluster_nodes; /* the nodes Slurm has */
+} morpheus_job_size_t;
+/* The most nodes Slurm can give a job of that size: its blade memory is charged for these. */
+uint32_t morpheus_most_nodes(const morpheus_job_size_t *size);
+
+/* The licences a job must carry so that accounting and QOS/association limits see its blade
+ * memory (morpheus.conf LicenseHot=/LicenseCold=, GiB for `nodes` nodes): `named` (the job's
+ * -L, or a Licenses= update; NULL: none) with Morpheus's charge merged in, never lowered by a
+ * count the user named. engine NULL (its files failed to load): morpheus.conf is read from
+ * conf_path alone, as the charge needs no fabric. 0: *licenses is malloc'd, NULL when the job
+ * carries none; -1: err says why (an -L that names the charge among alternatives, an
+ * unreadable morpheus.conf). */
+int morpheus_charge_licenses(morpheus_engine_t *engine, const char *conf_path,
+			     const morpheus_request_t *req, uint32_t nodes, const char *named,
+			     char **licenses, morpheus_error_t *err);
+/* Before a job starts: 0 when `licenses` (what it carries) cover the blade memory of `nodes`
+ * nodes of req, -1 with the shortfall in err otherwise (what runs is never more than what
+ * was charged). */
+int morpheus_charge_covers(morpheus_engine_t *engine, const morpheus_request_t *req, uint32_t nodes,
+			   const char *licenses, morpheus_error_t *err);
 
 /* A ranked list of node sets to offer the node selector, best first. */
 typedef struct morpheus_plan morpheus_plan_t;
@@ -128,6 +151,11 @@ int morpheus_reserve(morpheus_engine_t *engine, const morpheus_request_t *req,
 		     const uint32_t *nodes, size_t node_count, morpheus_error_t *err);
 /* 1 released, 0 the job held nothing (idempotent), -1 the state file could not be saved. */
 int morpheus_release(morpheus_engine_t *engine, uint64_t job_id, morpheus_error_t *err);
+
+/* Retries the releases that failed to save (their jobs ended; the memory is held until one
+ * succeeds, shown as "releasing" in the views): the number released now, or -1 with the error
+ * of one that still fails. The shim calls it once a second. */
+int morpheus_retry_releases(morpheus_engine_t *engine, morpheus_error_t *err);
 
 /* After a restart: releases every reservation whose job is not in running_ids. Returns the
  * number released, or -1. */

@@ -125,6 +125,22 @@ extern void glue_publish(job_record_t *job_ptr);
 extern int glue_reserve_locked(job_record_t *job_ptr, const morpheus_request_t *req,
 			       morpheus_error_t *err);
 
+/* The blade-memory charge (morpheus_charge.c). */
+/* GPUs in a TRES request ("gres:gpu:16", "gres/gpu:a100:16"): the gpu entry's count, or 0. */
+extern uint32_t glue_tres_gpus(const char *tres);
+/* The most nodes a job of that size can be given (NO_VAL/0: not given). */
+extern uint32_t glue_most_nodes(uint32_t min_nodes, uint32_t max_nodes, uint32_t tasks,
+				const char *tres_per_job);
+/* *licenses (xmalloc'd, may be NULL) := `named` with the charge for `nodes` nodes merged in,
+ * never lowered; works with the engine down (reads morpheus.conf alone). SLURM_SUCCESS, or an
+ * error code with *err_msg. */
+extern int glue_charge_locked(const morpheus_request_t *req, uint32_t nodes, const char *named,
+			      char **licenses, char **err_msg);
+/* Before a start: SLURM_SUCCESS when the job's licences cover `nodes` nodes of its memory;
+ * otherwise the job gets the reason and SLURM_ERROR. */
+extern int glue_charge_covers_locked(job_record_t *job_ptr, const morpheus_request_t *req,
+				     uint32_t nodes);
+
 /* Recovery (morpheus_recovery.c). */
 extern void glue_restore_running_if_due_locked(void);
 

@@ -124,6 +124,29 @@ static void _apply_failure_policy(const char *policy, const uint64_t *ids, size_
  * InventoryCheckInterval) and asks for a scheduling pass when it changed. It takes no
  * slurmctld lock, only glue_lock (job_test takes slurmctld's locks, then glue_lock).
  */
+/* Releases that could not be saved (a full disk at job end) are retried here, once a second,
+ * until they succeed: nothing reserved outlives its job. The failure is logged once per
+ * distinct error; `morpheus jobs` shows the job as releasing, /metrics counts it. */
+static void _retry_releases_locked(morpheus_engine_t *e)
+{
+	static char *last_error;
+	morpheus_error_t err;
+	int n = morpheus_retry_releases(e, &err);
+
+	if (n < 0) {
+		if (xstrcmp(last_error, err.message))
+			error("select/morpheus: release still not saved, retried every second: %s",
+			      err.message);
+		xfree(last_error);
+		last_error = xstrdup(err.message);
+	} else if (n > 0) {
+		info("select/morpheus: %d release(s) saved on retry", n);
+		xfree(last_error);
+		if (queue_job_scheduler)
+			queue_job_scheduler(); /* the memory is free for pending jobs now */
+	}
+}
+
 static void *_watch_inventory(void *arg)
 {
 	struct timespec until;
@@ -153,6 +176,7 @@ static void *_watch_inventory(void *arg)
 				if (glue_engine)
 					glue_status_service_locked(); /* the port is free now */
 			}
+			_retry_releases_locked(glue_engine);
 			count = morpheus_jobs_newly_affected(glue_engine, affected, 256);
 			strlcpy(policy, morpheus_engine_failure_policy(glue_engine),
 				sizeof(policy));

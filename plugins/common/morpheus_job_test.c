@@ -201,6 +201,34 @@ static bool _delays_planned_job(job_record_t *job_ptr, bitstr_t *nodes,
 	return rc == 1;
 }
 
+/*
+ * The nodes Slurm lets the job use at all, as fabric node flags: its required node list when
+ * that names every node it needs (-w NODE -N1), less its excluded nodes (-x), within the
+ * partition it is tested for (features and availability are in the bitmap Slurm passes). The
+ * core decides on these alone, so a pinned job is placed, planned, told its reason and
+ * explained on its own pod, never on one it may not have (issue 25). false: no confinement.
+ */
+static bool _confined_nodes(job_record_t *job_ptr, uint32_t min_nodes, uint8_t *confined)
+{
+	__typeof__(job_ptr->details) details = job_ptr->details;
+	bitstr_t *req = details ? details->req_node_bitmap : NULL;
+	bitstr_t *exc = details ? details->exc_node_bitmap : NULL;
+	bitstr_t *part = job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap : NULL;
+	bool by_req = req && (bit_set_count(req) >= (int64_t) MAX(min_nodes, 1));
+
+	if (!by_req && !exc && !part)
+		return false;
+	for (int i = 0; i < node_record_count; i++) {
+		int f = glue_fabric_index(i);
+		if (f < 0)
+			continue;
+		confined[f] = (!by_req || (i < bit_size(req) && bit_test(req, i))) &&
+			      (!exc || (i >= bit_size(exc)) || !bit_test(exc, i)) &&
+			      (!part || (i < bit_size(part) && bit_test(part, i)));
+	}
+	return true;
+}
+
 /* Offers cons_tres the plan's node sets one at a time, best first. RUN_NOW takes the first
  * it accepts; WILL_RUN (backfill asks "when?") the one that starts soonest. */
 static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
@@ -210,6 +238,8 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	size_t fabric_nodes = morpheus_node_count(glue_engine);
 	uint8_t *free_nodes = xcalloc(MAX(fabric_nodes, 1), 1);
 	uint8_t *allowed = xcalloc(MAX(fabric_nodes, 1), 1);
+	uint8_t *confined = xcalloc(MAX(fabric_nodes, 1), 1);
+	morpheus_request_t confined_req = *req;
 	bitstr_t *narrowed = NULL;
 	morpheus_plan_t *plan = NULL;
 	morpheus_error_t err;
@@ -223,6 +253,12 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 		int f;
 		if (bit_test(bitmap, i) && ((f = glue_fabric_index(i)) >= 0))
 			free_nodes[f] = 1;
+	}
+	if (_confined_nodes(job_ptr, min_nodes, confined)) {
+		for (size_t f = 0; f < fabric_nodes; f++)
+			free_nodes[f] = free_nodes[f] && confined[f];
+		confined_req.allowed_nodes = confined;
+		req = &confined_req;
 	}
 	if (!(plan = morpheus_plan_new(glue_engine, req, free_nodes, &err))) {
 		char *why = glue_err_text(&err);
@@ -312,6 +348,7 @@ fini:
 	FREE_NULL_BITMAP(narrowed);
 	FREE_NULL_BITMAP(best_nodes);
 	xfree(free_nodes);
+	xfree(confined);
 	xfree(allowed);
 	xfree(delay_why);
 	return rc;
@@ -400,8 +437,19 @@ extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t 
 		 * "ReqNodeNotAvail" over our reason). */
 		rc = (mode == SELECT_MODE_TEST_ONLY) ? try_fn(try_arg, bitmap) : SLURM_ERROR;
 	} else if (mode == SELECT_MODE_TEST_ONLY) {
-		/* "Could it ever run?" The core judges the memory, cons_tres the rest. */
-		if (morpheus_check_feasible(glue_engine, &req, &err) < 0) {
+		/* "Could it ever run?" The core judges the memory on the nodes the job may have,
+		 * cons_tres the rest. */
+		size_t fabric_nodes = morpheus_node_count(glue_engine);
+		uint8_t *confined = xcalloc(MAX(fabric_nodes, 1), 1);
+		int feasible;
+
+		glue_refresh_node_map_locked();
+		if (_confined_nodes(job_ptr, min_nodes, confined))
+			req.allowed_nodes = confined;
+		feasible = morpheus_check_feasible(glue_engine, &req, &err);
+		req.allowed_nodes = NULL;
+		xfree(confined);
+		if (feasible < 0) {
 			char *why = glue_err_text(&err);
 			info("select/morpheus: %pJ can never be placed: %s", job_ptr, why);
 			xfree(why);

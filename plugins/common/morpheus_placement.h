@@ -53,4 +53,10 @@ extern void placement_job_resized(job_record_t *job_ptr);
 extern int placement_submit_check(job_desc_msg_t *job_desc, uint32_t uid,
 				  char **err_msg);
 
+/* job_modify: an update of a Morpheus job's size, node list or licences gets the charge
+ * recomputed (never lowered) in job_desc->licenses; a pending job's update that could never
+ * be placed is refused with the reason in err_msg. */
+extern int placement_modify_check(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+				  uint32_t uid, char **err_msg);
+
 #endif /* MORPHEUS_PLACEMENT_H */

@@ -48,6 +48,12 @@ extern int placement_job_begin(placement_job_fn job_begin, job_record_t *job_ptr
 		slurm_mutex_unlock(&glue_lock);
 		return SLURM_ERROR; /* job_test refused it already; never start it unreserved */
 	}
+	/* What runs is never more than what was charged (the licences job_submit set). */
+	if (glue_charge_covers_locked(job_ptr, &req, bit_set_count(job_ptr->node_bitmap)) !=
+	    SLURM_SUCCESS) {
+		rc = SLURM_ERROR;
+		goto fini;
+	}
 	if (glue_reserve_locked(job_ptr, &req, &err) < 0) {
 		char *why = glue_err_text(&err);
 		error("select/morpheus: %pJ: reservation failed, job stays pending: %s", job_ptr,

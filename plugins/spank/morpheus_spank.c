@@ -53,6 +53,12 @@ static const char *node_tmpdir;
 
 static int _opt_cb(int val, const char *optarg, int remote);
 
+/* sbatch/salloc/srun call init_post_opt once per heterogeneous-job component, after that
+ * component's options: an option seen after the first call belongs to a later component.
+ * The values reach slurmctld once, for the whole job, so a per-component request would be
+ * silently replaced by one size for all: it is refused instead (issue 25). */
+static int components_parsed;
+
 static struct spank_option options[] = {
 	{ "mem-hot", "SIZE",
 	  "[morpheus] Hot CXL memory per node (e.g. 64G), placed within --mem-hot-latency.",
@@ -94,6 +100,20 @@ static int _opt_cb(int val, const char *optarg, int remote)
 {
 	if ((val < 0) || (val >= OPT_COUNT) || !optarg)
 		return -1;
+	/* "--mem-hot=" (a variable that expanded to nothing): the core reads "" as "not asked",
+	 * so the job would silently run without the memory its user meant to ask for. */
+	if (!optarg[0]) {
+		slurm_error("--%s= is empty: give a value (e.g. --%s=%s) or leave the flag out",
+			    options[val].name, options[val].name,
+			    val == OPT_MEM_HOT_LATENCY ? "250ns" :
+			    val == OPT_NCCL_HINTS ? "on" : "64G");
+		return -1;
+	}
+	if (components_parsed && !remote && (val != OPT_NCCL_HINTS)) {
+		slurm_error("--%s=%s is given for a later component of a heterogeneous job: Morpheus's memory flags are job-wide (every component gets the same per-node memory); give --%s once, with the first component (before the first ':' or '#SBATCH hetjob'), or submit the components as separate jobs",
+			    options[val].name, optarg, options[val].name);
+		return -1;
+	}
 	if (val == OPT_NCCL_HINTS) {
 		if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
 			slurm_error("--nccl-hints=%s: expected on or off", optarg);
@@ -163,6 +183,7 @@ SPANK_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	case S_CTX_LOCAL:
 		/* srun inside an allocation also lands here: harmless, the job exists already
 		 * and slurmctld reads the values from the allocation's own job record. */
+		components_parsed++;
 		return _send_to_controller(sp);
 	default:
 		return 0;

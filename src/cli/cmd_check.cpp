@@ -3,11 +3,14 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <set>
 
 #include "config.hpp"
+#include "engine.hpp"
 #include "hostlist.hpp"
 #include "input_error.hpp"
 #include "options.hpp"
@@ -72,14 +75,52 @@ bool check_against_slurm_conf(const Fabric &f, const std::string &path) {
     return true;
 }
 
+// StateSaveLocation= of slurm.conf, or "" (select/morpheus keeps its ledger there by default).
+std::string state_save_location(const std::string &slurm_conf) {
+    std::ifstream in(slurm_conf);
+    std::string line;
+    while (std::getline(in, line)) {
+        line = line.substr(0, line.find('#'));
+        size_t start = line.find_first_not_of(" \t");
+        if (start == std::string::npos || strncasecmp(line.c_str() + start, "StateSaveLocation=", 18) != 0) continue;
+        std::string v = line.substr(start + 18);
+        return v.substr(0, v.find_first_of(" \t"));
+    }
+    return "";
+}
+
+// What slurmctld would refuse on a reload given the reservations it holds: a fabric that
+// renames or drops a pod or blade jobs hold memory on, an inventory that strands it. The
+// ledger is the one slurmctld writes (--state, else StateFile=, else StateSaveLocation's).
+bool check_against_ledger(const ClusterModel &model, std::string state) {
+    if (::access(state.c_str(), R_OK) != 0) {
+        std::fprintf(stderr, "morpheus: warning: %s: cannot read the ledger (%s): live reservations not checked\n",
+                     state.c_str(), std::strerror(errno));
+        return true;
+    }
+    try {
+        Ledger ledger = Ledger::load(state, model.fabric());
+        refuse_stranding(ledger, model.inventory(), model.fabric());
+        std::printf("%s: ok: its %zu reservations fit this fabric and inventory\n", state.c_str(),
+                    ledger.reservations().size());
+        return true;
+    } catch (const InputError &e) {
+        std::fprintf(stderr,
+                     "morpheus: error: slurmctld would refuse this configuration (it keeps the last good one): %s\n",
+                     e.what());
+        return false;
+    }
+}
+
 }  // namespace
 
 int cmd_check(int argc, char **argv) {
     Sources s;
-    std::string slurm_conf;
-    enum { kSlurmConf = 1000 };
+    std::string slurm_conf, state;
+    enum { kSlurmConf = 1000, kState };
     static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
                                       {"slurm-conf", required_argument, nullptr, kSlurmConf},
+                                      {"state", required_argument, nullptr, kState},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
     if (int rc = parse_options(
@@ -88,12 +129,15 @@ int cmd_check(int argc, char **argv) {
                 switch (c) {
                 case 'c': s.conf = arg; return kGoOn;
                 case kSlurmConf: slurm_conf = arg; return kGoOn;
+                case kState: state = arg; return kGoOn;
                 case 'h':
                     std::printf(
-                        "usage: morpheus check FABRIC INVENTORY [--slurm-conf FILE]\n"
-                        "       morpheus check --conf morpheus.conf [--slurm-conf FILE]\n"
+                        "usage: morpheus check FABRIC INVENTORY [--slurm-conf FILE] [--state LEDGER]\n"
+                        "       morpheus check --conf morpheus.conf [--slurm-conf FILE] [--state LEDGER]\n"
                         "the fabric's nodes are checked against slurm.conf's NodeName= lines: --slurm-conf, else\n"
-                        "the slurm.conf beside --conf, else $SLURM_CONF\n");
+                        "the slurm.conf beside --conf, else $SLURM_CONF; the live reservations of the ledger\n"
+                        "(--state, else StateFile=, else StateSaveLocation/morpheus_ledger.json) against the\n"
+                        "fabric and inventory, as slurmctld's reconfigure would\n");
                     return kOk;
                 default: return kUsage;
                 }
@@ -137,6 +181,12 @@ int cmd_check(int argc, char **argv) {
     }
     if (slurm_conf.empty() && std::getenv("SLURM_CONF")) slurm_conf = slurm_conf_path();
     if (!slurm_conf.empty() && !check_against_slurm_conf(f, slurm_conf)) return kInputError;
+    if (state.empty()) state = conf.state_file;
+    if (state.empty() && !s.conf.empty() && !slurm_conf.empty()) {
+        std::string dir = state_save_location(slurm_conf);
+        if (!dir.empty()) state = dir + "/morpheus_ledger.json";
+    }
+    if (!state.empty() && !check_against_ledger(model, state)) return kInputError;
     return kOk;
 }
 

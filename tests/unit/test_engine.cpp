@@ -6,7 +6,10 @@
 #include <sstream>
 #include <thread>
 
+#include "engine.hpp"
 #include "ledger.hpp"
+#include "metrics.hpp"
+#include "status_model.hpp"
 #include "morpheus/morpheus.h"
 #include "test_support.hpp"
 
@@ -300,6 +303,42 @@ static void failed_save_changes_nothing(void **) {
     morpheus_engine_close(&e);
 }
 
+// Issue 24: a release that cannot be saved stays due and is retried until it succeeds; the
+// job reads "releasing" meanwhile and the metrics count it; nothing outlives its job.
+static void failed_release_is_retried(void **) {
+    Dir d;
+    morpheus::Engine engine(d.at("morpheus.conf"), d.at("ledger.json"));
+    morpheus::Request q;
+    q.job_id = 7;
+    q.uid = 1000;
+    q.nodes = 1;
+    q.hot_per_node = 100ULL << 30;
+    q.hot_latency_ns = 250;
+    engine.reserve(q, {0});
+    auto state_of_7 = [&] {
+        for (const auto &j : morpheus::job_list(engine.model(), engine.ledger(), engine.decisions(), {}).jobs)
+            if (j.job_id == 7) return j.state.value_or("?");
+        return std::string("gone");
+    };
+    auto metrics_say = [&](const char *line) {
+        return morpheus::metrics_text(engine.model(), engine.ledger(), engine.decisions()).find(line) !=
+               std::string::npos;
+    };
+    morpheus::set_ledger_file_ops_for_tests({disk_full, nullptr, nullptr});
+    expect_input_error([&] { engine.release(7); }, {"No space left"});
+    assert_string_equal(state_of_7().c_str(), "releasing");
+    assert_true(metrics_say("morpheus_releases_due 1"));
+    expect_input_error([&] { engine.retry_releases(); }, {"No space left"});  // still full: still due
+    assert_true(engine.ledger().find(7) != nullptr);
+    morpheus::set_ledger_file_ops_for_tests({});
+    assert_int_equal(engine.retry_releases(), 1);
+    assert_string_equal(state_of_7().c_str(), "gone");
+    assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":7,"));
+    assert_true(metrics_say("morpheus_releases_due 0"));
+    assert_true(metrics_say("morpheus_release_failures_total 2"));
+    assert_int_equal(engine.retry_releases(), 0);  // nothing left due
+}
+
 // The seam's contract with select/morpheus: a spread step allows exactly the planned split, the
 // submission check honours --gpus and a required node list, job 0 and gone jobs leave no row.
 static void seam_spread_feasible_decisions(void **) {
@@ -416,6 +455,7 @@ int main(void) {
         cmocka_unit_test(reload_refuses_to_orphan_a_reservation),
         cmocka_unit_test(inventory_may_not_remove_reserved_memory),
         cmocka_unit_test(failed_save_changes_nothing),
+        cmocka_unit_test(failed_release_is_retried),
         cmocka_unit_test(seam_spread_feasible_decisions),
         cmocka_unit_test(earliest_start_waits_for_memory),
     };

@@ -252,8 +252,43 @@ static void a_spread_counts_shared_blades_once(void **) {
     for (const Segment &g : d.placement.segments) assert_true(g.latency_ns <= 400);
 }
 
+// Issue 25: a job Slurm confines to some nodes (-w) is decided on those alone: a pod it may
+// not use is neither chosen nor named, so the reason is about the job's own pod.
+static void allowed_nodes_confine_the_decision(void **) {
+    ClusterModel m = example();
+    Ledger l(m.fabric().blades.size());
+    const Fabric &f = m.fabric();
+    std::vector<uint8_t> allowed(f.node_names.size(), 0);
+    const Pod &pod2 = f.pods[f.pod_index("pod2")];
+    allowed[pod2.first_node + 1] = 1;  // -w the second node of pod2
+    // 300ns admits every pod; unconfined, the best pod is another one.
+    Request r = hot(1, 64ULL << 30, 300);
+    Decision free_choice = decide(m, l, r, all_free(m));
+    assert_int_equal(static_cast<int>(free_choice.verdict), static_cast<int>(Verdict::Placed));
+    Decision d = decide(m, l, r, all_free(m), &allowed);
+    assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Placed));
+    assert_int_equal(d.pods.size(), 1);  // only the job's pod is a candidate
+    assert_string_equal(f.pods[d.placement.pods[0].pod].name.c_str(), "pod2");
+    // 250ns: only pod1 has a blade that near, and the job may not go there: pending on its own
+    // pod's reason, never "placed on pod1".
+    Decision pinned = decide(m, l, hot(1, 64ULL << 30, 250), all_free(m), &allowed);
+    assert_int_equal(static_cast<int>(pinned.verdict), static_cast<int>(Verdict::Pending));
+    assert_null(std::strstr(pinned.reason.c_str(), "pod1"));
+    assert_int_equal(pinned.pods.size(), 1);
+    // Its node busy: pending, even though pod2's other nodes are free.
+    std::vector<uint8_t> busy = all_free(m);
+    busy[pod2.first_node + 1] = 0;
+    Decision waits = decide(m, l, r, busy, &allowed);
+    assert_int_equal(static_cast<int>(waits.verdict), static_cast<int>(Verdict::Pending));
+    // Feasibility names only the allowed pods too.
+    Decision never = feasibility(m, hot(1, 64ULL << 30, 250), &allowed);
+    assert_int_equal(static_cast<int>(never.verdict), static_cast<int>(Verdict::Impossible));
+    assert_null(std::strstr(never.reason.c_str(), "pod1"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(allowed_nodes_confine_the_decision),
         cmocka_unit_test(a_spread_counts_shared_blades_once),
         cmocka_unit_test(tight_bound_picks_the_only_pod),
         cmocka_unit_test(bound_nobody_meets_is_impossible),

@@ -1,5 +1,6 @@
 // Sizes and latencies: accepted forms and every kind of typo.
 #include "test_support.hpp"
+#include "charge.hpp"
 #include "request.hpp"
 #include "units.hpp"
 
@@ -98,6 +99,42 @@ static void licenses_count_gib_over_all_nodes(void **) {
     assert_string_equal(license_request(r, 4, "h", "").c_str(), "h:17179869184");
 }
 
+// The charge covers the most nodes a job can get, whichever form sizes it (issue 24).
+static void charge_counts_the_most_nodes(void **) {
+    auto most = [](uint32_t min, uint32_t max, uint32_t tasks, uint32_t gpus) {
+        JobSize s;
+        s.min_nodes = min;
+        s.max_nodes = max;
+        s.tasks = tasks;
+        s.gpus = gpus;
+        s.cluster_nodes = 16;
+        return most_nodes(s);
+    };
+    assert_int_equal(most(1, 4, 0, 0), 4);  // -N1-4: four nodes may come
+    assert_int_equal(most(2, 2, 0, 0), 2);  // -N2
+    assert_int_equal(most(0, 0, 4, 4), 4);  // -n4 --gpus=4: a node each at most
+    assert_int_equal(most(0, 0, 128, 0), 16);  // -n128: every node of the cluster
+    assert_int_equal(most(0, 0, 0, 16), 16);  // --gpus=16: one per node at most
+    assert_int_equal(most(0, 0, 0, 0), 1);  // no size: one node
+    assert_int_equal(most(8, 0, 2, 0), 8);  // never fewer than MIN
+    assert_int_equal(most(1, 100, 0, 0), 16);  // never more than the cluster
+}
+
+// A licence the user names never lowers the charge; other licences are kept.
+static void charge_is_never_lowered(void **) {
+    assert_string_equal(merge_charge("", "hot:500", "-L").c_str(), "hot:500");
+    assert_string_equal(merge_charge("hot:0", "hot:500", "-L").c_str(), "hot:500");
+    assert_string_equal(merge_charge("hot", "hot:500,cold:1024", "-L").c_str(), "hot:500,cold:1024");
+    assert_string_equal(merge_charge("fs:2,hot:900", "hot:500", "-L").c_str(), "fs:2,hot:900");
+    assert_string_equal(merge_charge("hot:1,hot:2", "hot:500", "-L").c_str(), "hot:500");
+    assert_string_equal(merge_charge("a|b", "hot:5", "-L").c_str(), "a|b,hot:5");
+    expect_input_error([] { merge_charge("hot:1|fs:1", "hot:5", "--licenses"); },
+                       {"--licenses", "hot", "alternatives"});
+    assert_int_equal(license_count("fs:2,hot:900,hot", "hot"), 901);
+    assert_int_equal(license_count("hot@db:3", "hot"), 0);
+    assert_int_equal(license_count("", "hot"), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes_use_powers_of_1024),
@@ -109,6 +146,8 @@ int main(void) {
         cmocka_unit_test(latencies_are_capped_at_one_second),
         cmocka_unit_test(flag_sizes_without_unit_are_megabytes),
         cmocka_unit_test(licenses_count_gib_over_all_nodes),
+        cmocka_unit_test(charge_counts_the_most_nodes),
+        cmocka_unit_test(charge_is_never_lowered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

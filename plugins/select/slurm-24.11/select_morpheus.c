@@ -246,6 +246,13 @@ extern int select_morpheus_check_submission(job_desc_msg_t *job_desc, uint32_t u
 	return placement_submit_check(job_desc, uid, err_msg);
 }
 
+/* For job_submit/morpheus's job_modify: the charge and placement checks of an update. */
+extern int select_morpheus_check_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+					uint32_t uid, char **err_msg)
+{
+	return placement_modify_check(job_desc, job_ptr, uid, err_msg);
+}
+
 extern int select_p_state_save(char *dir_name)
 {
 	return (*(cons.state_save))(dir_name);

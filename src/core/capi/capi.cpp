@@ -14,6 +14,8 @@
 #include "pending_reason.hpp"
 #include "capi_guard.hpp"
 #include "capi_request.hpp"
+#include "charge.hpp"
+#include "config.hpp"
 #include "input_error.hpp"
 #include "lifecycle.hpp"
 #include "planner.hpp"
@@ -203,22 +205,60 @@ MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_re
     });
 }
 
-MORPHEUS_API char *morpheus_request_licenses(morpheus_engine_t *e, const morpheus_request_t *req) {
-    try {
+MORPHEUS_API uint32_t morpheus_most_nodes(const morpheus_job_size_t *size) {
+    JobSize s;
+    s.min_nodes = size->min_nodes;
+    s.max_nodes = size->max_nodes;
+    s.tasks = size->tasks;
+    s.gpus = size->gpus;
+    s.cluster_nodes = size->cluster_nodes;
+    return most_nodes(s);
+}
+
+namespace {
+
+// LicenseHot=/LicenseCold= of the engine's morpheus.conf, or of conf_path's alone.
+std::pair<std::string, std::string> license_names(morpheus_engine_t *e, const char *conf_path) {
+    if (e) {
         std::lock_guard<std::mutex> g(e->engine.lock());
-        const ClusterModel &m = e->engine.model();
-        const Config &c = e->engine.config();
-        Request q = to_request(req);
-        uint64_t nodes = 0;  // the fewest any pod would give (GPU requests differ per pod)
-        for (uint32_t p = 0; p < m.fabric().pods.size(); ++p) {
-            uint32_t n = nodes_needed(m, q, p);
-            if (n && (!nodes || n < nodes)) nodes = n;
-        }
-        std::string lic = license_request(q, nodes ? nodes : 1, c.license_hot, c.license_cold);
-        return lic.empty() ? nullptr : dup_or_null(lic);
-    } catch (...) {
-        return nullptr;
+        return {e->engine.config().license_hot, e->engine.config().license_cold};
     }
+    if (!conf_path) throw InputError("", "", "no morpheus.conf to read the charge's licence names from");
+    Config c = read_config(conf_path);
+    return {c.license_hot, c.license_cold};
+}
+
+}  // namespace
+
+MORPHEUS_API int morpheus_charge_licenses(morpheus_engine_t *e, const char *conf_path, const morpheus_request_t *req,
+                                          uint32_t nodes, const char *named, char **licenses, morpheus_error_t *err) {
+    *licenses = nullptr;
+    return guarded(err, [&] {
+        auto [hot, cold] = license_names(e, conf_path);
+        std::string charge = license_request(to_request(req), nodes ? nodes : 1, hot, cold);
+        std::string merged = merge_charge(named ? named : "", charge, "--licenses");
+        if (!merged.empty() && !(*licenses = dup_or_null(merged))) throw std::bad_alloc();
+        return 0;
+    });
+}
+
+MORPHEUS_API int morpheus_charge_covers(morpheus_engine_t *e, const morpheus_request_t *req, uint32_t nodes,
+                                        const char *licenses, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        auto [hot, cold] = license_names(e, nullptr);
+        std::string charge = license_request(to_request(req), nodes ? nodes : 1, hot, cold);
+        std::string carried = licenses ? licenses : "";
+        for (const std::string &name : {hot, cold}) {
+            if (name.empty()) continue;
+            uint64_t need = license_count(charge, name), have = license_count(carried, name);
+            if (need > have)
+                throw Refusal("Morpheus: " + std::to_string(nodes) + " nodes hold " + std::to_string(need) +
+                                  " GiB of blade memory, the job is charged " + std::to_string(have) + " (" + name +
+                                  "); it may not run on more nodes than it was charged for",
+                              false);
+        }
+        return 0;
+    });
 }
 
 MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morpheus_request_t *req,
@@ -230,7 +270,12 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
         std::vector<uint8_t> flags(free_nodes, free_nodes + m.fabric().node_names.size());
         Request q = to_request(req);
         auto t0 = std::chrono::steady_clock::now();
-        Decision d = decide(m, e->engine.ledger(), q, flags);
+        std::vector<uint8_t> allowed;
+        if (req->allowed_nodes) {
+            allowed.assign(req->allowed_nodes, req->allowed_nodes + m.fabric().node_names.size());
+            for (size_t i = 0; i < flags.size(); ++i) flags[i] = flags[i] && allowed[i];  // steps offer these only
+        }
+        Decision d = decide(m, e->engine.ledger(), q, flags, req->allowed_nodes ? &allowed : nullptr);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         remember(e->engine, q, d, seconds);
         if (d.verdict != Verdict::Placed)
@@ -276,6 +321,13 @@ MORPHEUS_API int morpheus_release(morpheus_engine_t *e, uint64_t job_id, morpheu
         // the log holds live jobs only and slurmctld's memory does not grow with the stream.
         e->engine.decisions().forget(job_id);
         return e->engine.release(job_id) ? 1 : 0;
+    });
+}
+
+MORPHEUS_API int morpheus_retry_releases(morpheus_engine_t *e, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return static_cast<int>(e->engine.retry_releases());
     });
 }
 

@@ -31,4 +31,9 @@ void DecisionLog::count_decision(const std::string &verdict, double seconds) {
 
 void DecisionLog::count_rejection(const std::string &reason_kind) { rejections_[reason_kind]++; }
 
+void DecisionLog::release_failed(uint64_t job_id, const std::string &error) {
+    releases_due_[job_id] = error;
+    ++release_failures_;
+}
+
 }  // namespace morpheus

@@ -40,6 +40,13 @@ public:
     static constexpr double kBuckets[] = {1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 1e-2, 1e-1};
     const uint64_t *bucket_counts() const { return buckets_; }
 
+    // Releases that could not be saved (disk full, I/O error): the job ended but its memory
+    // is still held until a retry succeeds (Engine::retry_releases). job -> the last error.
+    void release_failed(uint64_t job_id, const std::string &error);
+    void release_done(uint64_t job_id) { releases_due_.erase(job_id); }
+    const std::map<uint64_t, std::string> &releases_due() const { return releases_due_; }
+    uint64_t release_failures() const { return release_failures_; }
+
 private:
     size_t capacity_;
     std::map<uint64_t, DecisionRecord> by_job_;
@@ -48,6 +55,8 @@ private:
     double seconds_sum_ = 0;
     uint64_t decision_count_ = 0;
     uint64_t buckets_[sizeof(kBuckets) / sizeof(kBuckets[0])] = {};
+    std::map<uint64_t, std::string> releases_due_;
+    uint64_t release_failures_ = 0;
 };
 
 }  // namespace morpheus

@@ -51,6 +51,8 @@ std::string job_list(const std::vector<uint64_t> &ids) {
     return s;
 }
 
+}  // namespace
+
 // An inventory that removes a blade holding reserved memory, or offers less than is reserved
 // on it, is refused: the memory is in use by running jobs. A failed blade may shrink (its
 // holders are handled by the blade-failure policy).
@@ -77,8 +79,6 @@ void refuse_stranding(const Ledger &ledger, const Inventory &inv, const Fabric &
         }
     }
 }
-
-}  // namespace
 
 Engine::Engine(const std::string &conf_path, const std::string &default_state_file)
     : conf_path_(conf_path), default_state_file_(default_state_file) {
@@ -196,18 +196,41 @@ Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nod
     const ClusterModel &m = *model_;
     Placement p = place_on(req, nodes);
     std::string why;
-    Reservation r = reservation_of(m, req.job_id, req.uid, static_cast<int64_t>(std::time(nullptr)), p, nodes);
+    // A job that holds memory already (a resize replaces its reservation) keeps its start, so
+    // `morpheus jobs` counts its time from when it began, not from the shrink.
+    const Reservation *held = ledger_.find(req.job_id);
+    int64_t since = held ? held->since : static_cast<int64_t>(std::time(nullptr));
+    Reservation r = reservation_of(m, req.job_id, req.uid, since, p, nodes);
     Ledger next = ledger_;
     if (!next.reserve(r, m.inventory(), &why)) throw InputError("", "job " + std::to_string(req.job_id), why);
     commit(std::move(next));
+    decisions_.release_done(req.job_id);  // begun again (requeue): an old due release is moot
     return r;
 }
 
 bool Engine::release(uint64_t job_id) {
     Ledger next = ledger_;
-    if (!next.release(job_id)) return false;
-    commit(std::move(next));
+    if (!next.release(job_id)) {
+        decisions_.release_done(job_id);
+        return false;
+    }
+    try {
+        commit(std::move(next));
+    } catch (const std::exception &e) {
+        decisions_.release_failed(job_id, e.what());
+        throw;
+    }
+    decisions_.release_done(job_id);
     return true;
+}
+
+size_t Engine::retry_releases() {
+    size_t released = 0;
+    std::vector<uint64_t> due;
+    for (const auto &[id, error] : decisions_.releases_due()) due.push_back(id);
+    for (uint64_t id : due)
+        if (release(id)) ++released;
+    return released;
 }
 
 size_t Engine::reconcile(const std::vector<uint64_t> &running) {
@@ -218,6 +241,7 @@ size_t Engine::reconcile(const std::vector<uint64_t> &running) {
     Ledger next = ledger_;
     for (uint64_t id : gone) next.release(id);
     commit(std::move(next));
+    for (uint64_t id : gone) decisions_.release_done(id);
     return gone.size();
 }
 

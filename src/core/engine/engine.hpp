@@ -16,6 +16,11 @@
 
 namespace morpheus {
 
+// An inventory that removes a blade holding reserved memory, or offers less than is reserved
+// on it, is refused (InputError naming the blade, the jobs and the fix): reload() and the
+// inventory watcher refuse it, and `morpheus check` reports it before an admin installs it.
+void refuse_stranding(const Ledger &ledger, const Inventory &inv, const Fabric &fabric);
+
 class Engine {
 public:
     // Reads config, fabric, inventory and ledger; throws InputError on any problem.
@@ -45,7 +50,12 @@ public:
     // The blades reserve() would choose for those nodes now, reserving nothing; throws
     // InputError when the memory does not fit.
     Placement place_on(const Request &req, const std::vector<uint32_t> &nodes) const;
+    // Releases the job's memory; a failed save (disk full) throws, and the release stays due:
+    // retry_releases() tries it again, so nothing reserved outlives its job.
     bool release(uint64_t job_id);
+    // Retries every release that failed; returns how many succeeded now. Throws the error of
+    // the first that still fails (the rest stay due).
+    size_t retry_releases();
     // Nothing to do: every change is written durably (fsync, rename, directory fsync) before
     // reserve()/release() return. Kept for the C ABI.
     void sync();

@@ -399,13 +399,19 @@ std::string oversized(const ClusterModel &m, const Request &req) {
 }
 
 Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<uint8_t> *free_nodes,
-                     bool ideal) {
+                     const std::vector<uint8_t> *allowed, bool ideal) {
     const Fabric &f = m.fabric();
     const uint64_t bound = effective_bound(m, req);
     Decision d;
     d.pods.reserve(f.pods.size());
     for (uint32_t p = 0; p < f.pods.size(); ++p) {
         const Pod &pod = f.pods[p];
+        // A pod the job may not use at all (-w, -x, partition) is no candidate: it is neither
+        // ranked nor named in the reason or the explanation.
+        if (allowed &&
+            std::none_of(allowed->begin() + pod.first_node, allowed->begin() + pod.first_node + pod.node_count,
+                         [](uint8_t a) { return a != 0; }))
+            continue;
         uint32_t free = 0;
         if (free_nodes) {
             const uint8_t *flags = free_nodes->data() + pod.first_node;
@@ -454,14 +460,18 @@ Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req,
 
 }  // namespace
 
-Decision decide(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<uint8_t> &free_nodes) {
-    return decide_with(m, l, req, &free_nodes, false);
+Decision decide(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<uint8_t> &free_nodes,
+                const std::vector<uint8_t> *allowed_nodes) {
+    if (!allowed_nodes) return decide_with(m, l, req, &free_nodes, nullptr, false);
+    std::vector<uint8_t> usable(free_nodes.size());
+    for (size_t i = 0; i < usable.size(); ++i) usable[i] = free_nodes[i] && (*allowed_nodes)[i];
+    return decide_with(m, l, req, &usable, allowed_nodes, false);
 }
 
 Decision feasibility(const ClusterModel &m, const Request &req, const std::vector<uint8_t> *allowed_nodes) {
     Ledger empty(m.fabric().blades.size());
     // Nodes the job is confined to (a required node list) count as free, the others do not.
-    Decision d = decide_with(m, empty, req, allowed_nodes, true);
+    Decision d = decide_with(m, empty, req, allowed_nodes, allowed_nodes, true);
     if (d.verdict != Verdict::Placed) {
         d.verdict = Verdict::Impossible;
         d.reason = "could never be placed, even on an empty cluster: " + d.reason;

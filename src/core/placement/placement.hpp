@@ -49,8 +49,11 @@ struct Decision {
 
 // Ranks pods and, when one (or several, if no single pod fits) can take the job, chooses its
 // blades. `free_nodes` has one flag per fabric node: nonzero if the job may use it now.
+// `allowed_nodes` (nullptr: every node): the nodes Slurm lets the job use at all (its required
+// node list, exclusions, partition); a pod with none of them is not a candidate, so neither
+// the reason nor the explanation names it.
 Decision decide(const ClusterModel &model, const Ledger &ledger, const Request &req,
-                const std::vector<uint8_t> &free_nodes);
+                const std::vector<uint8_t> &free_nodes, const std::vector<uint8_t> *allowed_nodes = nullptr);
 
 // Would the request fit an empty cluster with every node free and every blade in service?
 // Verdict::Impossible (with the reason) when not. `allowed_nodes` (one flag per fabric node):

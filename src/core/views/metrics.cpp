@@ -57,6 +57,11 @@ std::string metrics_text(const ClusterModel &m, const Ledger &l, const DecisionL
              "blade=\"" + f.blades[b].name + "\",state=\"" + blade_state_name(inv.blades[b].state) + "\"", 1);
     head(out, "morpheus_jobs_placed", "gauge", "Jobs holding blade memory now.");
     line(out, "morpheus_jobs_placed", "", static_cast<double>(l.reservations().size()));
+    head(out, "morpheus_releases_due", "gauge", "Ended jobs whose release is not saved yet (retried every second).");
+    line(out, "morpheus_releases_due", "", static_cast<double>(log.releases_due().size()));
+    head(out, "morpheus_release_failures_total", "counter",
+         "Releases whose save failed (each retry that fails counts).");
+    line(out, "morpheus_release_failures_total", "", static_cast<double>(log.release_failures()));
     head(out, "morpheus_decisions_total", "counter", "Placement decisions by verdict.");
     for (const char *v : {"placed", "pending", "impossible"}) {
         auto it = log.decisions().find(v);

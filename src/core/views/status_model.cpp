@@ -103,6 +103,13 @@ JobList job_list(const ClusterModel &m, const Ledger &l, const DecisionLog &log,
         // Whether a job holds memory on a failed blade is part of its detail: another user's
         // job reads "running" either way.
         j.state = j.detail && j.detail->affected ? "affected" : "running";
+        // Ended, but its release could not be saved yet (retried every second): the memory is
+        // still held, and the viewer who may see the job sees why.
+        auto due = log.releases_due().find(id);
+        if (due != log.releases_due().end()) {
+            j.state = "releasing";
+            if (j.detail) j.reason = "release not saved, retried every second: " + due->second;
+        }
         out.jobs.push_back(std::move(j));
     }
     // Pending and impossible jobs have no placement to hide: each viewer sees only their own.
