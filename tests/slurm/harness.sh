@@ -1,7 +1,9 @@
 #!/bin/bash
 # harness.sh - a private Slurm cluster on this host for Morpheus's end-to-end tests: munged,
 # slurmctld with SelectType=select/morpheus, and one slurmd per node of the example fabric
-# (etc/: 4 pods x 4 nodes x 8 GPUs), all under one run directory, torn down on exit.
+# (etc/: 4 pods x 4 nodes x 8 GPUs), all under one run directory, torn down on exit. The run
+# directory is /tmp/mph.XXXXXX whatever the checkout's path (slurmstepd's socket must fit in
+# 107 bytes); run/slurm-current in the checkout points to it.
 #
 #   harness.sh start [--nodes LIST]     start; prints the run dir (also run/slurm-current)
 #   harness.sh stop [RUN_DIR]           cancel jobs, stop every daemon it started, clean up
@@ -84,6 +86,22 @@ free_port_base() {
 		[ $busy = 0 ] && { echo "$base"; return; }
 	done
 	die "no free port block of $count"
+}
+
+# slurmstepd listens on SlurmdSpoolDir/NODE_JOBID.STEPID[.HETCOMP], a Unix socket whose path
+# must fit in sun_path (108 bytes with its NUL). A longer one is refused when the step starts,
+# so every job fails to launch while nothing in the harness says why: refuse to start instead.
+check_socket_paths() { # RUN NODES...
+	local run=$1 n path longest=""
+	shift
+	for n in "$@"; do
+		# The widest ids: a 10-digit job id, the batch step (4294967291), a het component.
+		path="$run/spool/$n/${n}_4294967294.4294967291.99"
+		if [ ${#path} -gt ${#longest} ]; then longest=$path; fi
+	done
+	if [ ${#longest} -le 107 ]; then return 0; fi
+	rm -rf "$run"
+	die "slurmstepd's socket path would be ${#longest} bytes, over the 107 a Unix socket allows: $longest (shorter node names)"
 }
 
 install_plugins() { # copies our .so files into the private PluginDir (mv: never over a loaded file)
@@ -288,8 +306,10 @@ cmd_start() {
 	[ "${1:-}" = --nodes ] && nodes_expr=$2
 	mapfile -t nodes < <(expand_nodes "$nodes_expr")
 	t0=$(now)
+	# Short and outside the checkout: see check_socket_paths.
+	run=$(mktemp -d /tmp/mph.XXXXXX)
+	check_socket_paths "$run" "${nodes[@]}"
 	mkdir -p "$REPO/run"
-	run=$(mktemp -d "$REPO/run/slurm-XXXX")
 	ln -sfn "$run" "$REPO/run/slurm-current"
 	# A failed start must not leave daemons behind; its logs are kept for the post-mortem.
 	started_ok=0
@@ -399,5 +419,5 @@ start) shift; cmd_start "$@" ;;
 stop) shift; cmd_stop "$@" ;;
 run-test) shift; cmd_run_test "$@" ;;
 env) cat "$(readlink -f "${2:-$REPO/run/slurm-current}")/env" ;;
-*) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+*) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
