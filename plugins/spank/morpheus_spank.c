@@ -56,7 +56,8 @@ static int _opt_cb(int val, const char *optarg, int remote);
 /* sbatch/salloc/srun call init_post_opt once per heterogeneous-job component, after that
  * component's options: an option seen after the first call belongs to a later component.
  * The values reach slurmctld once, for the whole job, so a per-component request would be
- * silently replaced by one size for all: it is refused instead (issue 25). */
+ * silently replaced by one size for all: a value that differs from the first component's is
+ * refused instead (issue 25). */
 static int components_parsed;
 
 static struct spank_option options[] = {
@@ -109,7 +110,10 @@ static int _opt_cb(int val, const char *optarg, int remote)
 			    val == OPT_NCCL_HINTS ? "on" : "64G");
 		return -1;
 	}
-	if (components_parsed && !remote && (val != OPT_NCCL_HINTS)) {
+	/* A later component's pass hands the earlier value back (sbatch re-reads the option
+	 * from the environment it exported): only a different value is a request of its own. */
+	if (components_parsed && !remote && (val != OPT_NCCL_HINTS) &&
+	    (!values[val] || strcmp(values[val], optarg))) {
 		slurm_error("--%s=%s is given for a later component of a heterogeneous job: Morpheus's memory flags are job-wide (every component gets the same per-node memory); give --%s once, with the first component (before the first ':' or '#SBATCH hetjob'), or submit the components as separate jobs",
 			    options[val].name, optarg, options[val].name);
 		return -1;

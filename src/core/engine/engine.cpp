@@ -188,6 +188,27 @@ Placement Engine::place_on(const Request &req, const std::vector<uint32_t> &node
     }
     Placement p;
     std::string why;
+    // Memory planned for other pending jobs (PlanDepth) is left to them when the job's bound
+    // lets it take other memory: a pinned job that could use the spine pool must not sit on
+    // the blade a higher-priority job on its pod waits for (issue 25). Only when nothing else
+    // fits does it fall back to that memory (the PlanDepth check then judges the delay).
+    if (plans_.size() > 0) {
+        Ledger around = *base;
+        for (uint64_t id : plans_.jobs()) {
+            const PendingPlan *plan = plans_.find(id);
+            if (!plan || id == req.job_id) continue;
+            Reservation held;
+            held.job_id = id;
+            for (Segment seg : plan->segments) {
+                seg.bytes = std::min(seg.bytes, around.free(seg.blade, seg.tier, m.inventory()));
+                if (seg.bytes) held.segments.push_back(seg);
+            }
+            if (!around.find(id)) around.reserve(held, m.inventory(), nullptr);
+        }
+        if (assign_blades(m, around, req, shares, p, &why)) return p;
+        p = Placement{};
+        why.clear();
+    }
     if (!assign_blades(m, *base, req, shares, p, &why)) throw InputError("", "job " + std::to_string(req.job_id), why);
     return p;
 }

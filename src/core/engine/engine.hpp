@@ -48,7 +48,8 @@ public:
     // Reserves blades for the nodes Slurm allocated; persists before returning.
     Reservation reserve(const Request &req, const std::vector<uint32_t> &nodes);
     // The blades reserve() would choose for those nodes now, reserving nothing; throws
-    // InputError when the memory does not fit.
+    // InputError when the memory does not fit. Memory planned for other pending jobs is
+    // avoided when other memory in the job's bound fits.
     Placement place_on(const Request &req, const std::vector<uint32_t> &nodes) const;
     // Releases the job's memory; a failed save (disk full) throws, and the release stays due:
     // retry_releases() tries it again, so nothing reserved outlives its job.

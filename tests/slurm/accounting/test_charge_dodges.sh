@@ -125,7 +125,7 @@ wait_no_jobs 30 || true
 # 4. A release that fails on a full disk is retried. The ledger moves to a tiny tmpfs.
 tiny=$E2E_RUN/tiny
 if mkdir -p "$tiny" && mount -t tmpfs -o size=256k tmpfs "$tiny" 2>/dev/null; then
-	trap 'rm -f "$tiny/fill"; sed -i "/^StateFile=/d" "$E2E_MORPHEUS_CONF"; cp "$TEST_TMP/fabric.good" "$fabric"; scontrol reconfigure >/dev/null 2>&1 || true; sleep 1; umount -l "$tiny" 2>/dev/null; _cleanup_test' EXIT
+	trap 'rm -f "$tiny/fill"; sed -i "/^StateFile=/d" "$E2E_MORPHEUS_CONF"; cp "$TEST_TMP/fabric.good" "$fabric"; scontrol reconfigure >/dev/null 2>&1 || true; sleep 1; umount -l "$tiny" 2>/dev/null || true; _cleanup_test' EXIT
 	echo "StateFile=$tiny/morpheus_ledger.json" >>"$E2E_MORPHEUS_CONF"
 	scontrol reconfigure
 	job=$(submit -N1 -t 2 --mem-hot=77G -o /dev/null --wrap 'sleep 60')
@@ -160,12 +160,16 @@ fi
 job=$(submit -N1 -t 2 --mem-hot=64G --mem-hot-latency=250ns -o /dev/null --wrap 'sleep 30')
 wait_state "$job" RUNNING 30
 blade=$(python3 -c 'import json,sys; print([s["blade"] for j in json.load(open(sys.argv[1]))["jobs"] if j["job_id"]==int(sys.argv[2]) for s in j["segments"]][0])' "$E2E_LEDGER" "$job")
-sed -i "s/\"$blade\"/\"${blade}-renamed\"/g" "$fabric"
+inventory=$(dirname "$E2E_MORPHEUS_CONF")/inventory.json
+cp "$inventory" "$TEST_TMP/inventory.good"
+# A consistent rename (fabric and inventory agree), which only the live reservation forbids.
+sed -i "s/\"$blade\"/\"${blade}-renamed\"/g" "$fabric" "$inventory"
 if out=$(morpheus_cli check --conf "$E2E_MORPHEUS_CONF" 2>&1); then
 	fail "morpheus check --conf passed a fabric that renames $blade, held by $job: $out"
 fi
 assert_match "check --conf on a rename of $blade" "slurmctld would refuse.*$blade" "$out"
 cp "$TEST_TMP/fabric.good" "$fabric"
+cp "$TEST_TMP/inventory.good" "$inventory"
 out=$(morpheus_cli check --conf "$E2E_MORPHEUS_CONF" 2>&1) || fail "morpheus check --conf fails on the good fabric: $out"
 assert_match "check --conf on the good fabric" 'reservations fit' "$out"
 scancel "$job"
