@@ -68,8 +68,12 @@ std::string merge_charge(const std::string &named, const std::string &charge, co
             for (const auto &[name, count] : ours)
                 for (const std::string &alt : split(item, '|'))
                     if (item_of(alt).first == name)
-                        throw InputError("", flag, "licence " + name + " is Morpheus's charge for blade memory and cannot be one of alternatives ('" + item + "')",
-                                         "leave " + name + " out of -L: Morpheus adds it from --mem-hot/--mem-cold");
+                        throw InputError(
+                            "", flag,
+                            "licence " + name +
+                                " is Morpheus's charge for blade memory and cannot be one of alternatives ('" + item +
+                                "')",
+                            "leave " + name + " out of -L: Morpheus adds it from --mem-hot/--mem-cold");
             out += (out.empty() ? "" : ",") + item;
             continue;
         }
