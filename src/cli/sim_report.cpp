@@ -213,6 +213,7 @@ void print_report_json(const SimReport &report) {
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     std::printf("%s\n", text);
     std::free(text);
+    json_decref(root);
 }
 
 void print_report_tables(const SimReport &report) {
