@@ -26,12 +26,14 @@ step() { # step NAME START: prints how long the step took
 }
 
 # Build dependencies: libmunge-dev is required (auth/munge, cred/munge); libjson-c-dev gives
-# serializer/json (scontrol/squeue --json); hwloc and yaml were already installed here.
-# configure skips optional features whose -dev package is missing.
+# serializer/json (scontrol/squeue --json); libmariadb-dev(-compat) gives slurmdbd's
+# accounting_storage/mysql, which the accounting lane (tests/slurm/run-accounting.sh) needs on
+# every release; hwloc and yaml were already installed here. configure skips optional
+# features whose -dev package is missing.
 #   slurm_build_deps update|no-update   update: apt-get update before installing
 slurm_build_deps() {
 	local need=() p t
-	for p in libmunge-dev libhwloc-dev libjson-c-dev libyaml-dev; do
+	for p in libmunge-dev libhwloc-dev libjson-c-dev libyaml-dev libmariadb-dev libmariadb-dev-compat; do
 		[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || need+=("$p")
 	done
 	[ ${#need[@]} -gt 0 ] || return 0
@@ -47,6 +49,12 @@ slurm_build_deps() {
 # and make install into the prefix.
 slurm_configure_make_install() {
 	local t
+	# A tree configured before MariaDB's headers were there (a cache from an older CI) has no
+	# accounting_storage/mysql: configure and build it again.
+	if [ -f "$tree/config.h" ] && ! grep -q '^#define HAVE_MYSQL 1' "$tree/config.h"; then
+		echo "slurm-$rel: cached tree has no MySQL support: configuring again"
+		rm -f "$tree/config.status" "$tree/config.h" "$tree/.morpheus-built"
+	fi
 	if [ ! -f "$tree/config.status" ] || [ ! -f "$tree/config.h" ]; then
 		t=$(date +%s.%N)
 		(cd "$tree" && $nice ./configure \
@@ -91,7 +99,8 @@ slurm_configure_make_install() {
 	fi
 
 	"$prefix/sbin/slurmctld" -V
-	ls "$prefix/lib/slurm/select_cons_tres.so" >/dev/null
+	ls "$prefix/lib/slurm/select_cons_tres.so" "$prefix/lib/slurm/accounting_storage_mysql.so" \
+		"$prefix/sbin/slurmdbd" >/dev/null
 }
 
 # For contrib/ci/test-lane.sh and by hand: . /var/cache/morpheus/slurm-$rel.env

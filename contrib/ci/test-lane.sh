@@ -1,7 +1,7 @@
 #!/bin/bash
 # One Slurm lane: builds Morpheus against a Slurm release built into a private prefix
 # (contrib/ci/slurm-RELEASE.sh) in a copy of this working tree, and runs the real-Slurm
-# end-to-end suite (tests/slurm) with it. contrib/ci/test-24.11.sh and test-26.05.sh call it.
+# end-to-end suite (tests/slurm) and the accounting suite (tests/slurm/run-accounting.sh) with it. contrib/ci/test-24.11.sh and test-26.05.sh call it.
 # The repository's own (22.05) build is never touched: the copy is configured separately.
 #
 #   contrib/ci/test-lane.sh RELEASE [test_a_hot_pod1.sh ...]      (default: every test)
@@ -82,9 +82,16 @@ for so in plugins/select/slurm-$rel/.libs/select_$select_name.so \
 	[ -f "$dst/$so" ] || { echo "test-$rel: $so not built" >&2; exit 1; }
 done
 
-# 5. The end-to-end suite against the $rel daemons and clients.
+# 5. The end-to-end suite against the $rel daemons and clients, then (with no tests named)
+# the accounting suite against the $rel slurmdbd: blade-memory charges and limits must hold
+# on every release CI covers.
 t=$(date +%s.%N)
 rc=0
 MORPHEUS_SLURM_PREFIX=$prefix E2E_BUILD=$dst "$dst/tests/slurm/run-all.sh" "$@" || rc=$?
 step e2e "$t"
+if [ $# = 0 ]; then
+	t=$(date +%s.%N)
+	MORPHEUS_SLURM_PREFIX=$prefix E2E_BUILD=$dst "$dst/tests/slurm/run-accounting.sh" || rc=$?
+	step accounting "$t"
+fi
 exit $rc

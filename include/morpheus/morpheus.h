@@ -92,6 +92,12 @@ size_t morpheus_node_count(const morpheus_engine_t *engine);
 int morpheus_node_index(const morpheus_engine_t *engine, const char *node_name); /* -1: unknown */
 /* Counts the engine's reloads, so a shim knows when to rebuild its node map. */
 uint64_t morpheus_engine_generation(const morpheus_engine_t *engine);
+/* Moves whenever anything a decision reads may have changed (reservations, releases, reloads,
+ * inventory, blade states, the plans PlanDepth keeps; a plan renewed unchanged is no change):
+ * a shim may reuse what it told a pending job until it moves. */
+uint64_t morpheus_engine_epoch(const morpheus_engine_t *engine);
+/* Something decisions read changed outside the engine (a running job's end moved). */
+void morpheus_engine_touch(morpheus_engine_t *engine);
 
 /* Parses the flag texts (each may be NULL or ""); -1 with err naming the flag. */
 int morpheus_request_set_flags(morpheus_request_t *req, const char *hot, const char *hot_latency,
@@ -237,6 +243,9 @@ int morpheus_earliest_start(morpheus_engine_t *engine, const morpheus_request_t 
  * no answer for job_id). Plans not renewed for 120 s expire. */
 int morpheus_keep_plan(morpheus_engine_t *engine, uint64_t job_id, uint32_t priority, int64_t submit_time,
 		       int64_t start, int64_t now);
+/* Backfill asked again and the answer is the one it had (reused, not recomputed): the job's
+ * plan, if it has one, is renewed as it stands. 1 renewed, 0 no plan. */
+int morpheus_renew_plan(morpheus_engine_t *engine, uint64_t job_id, int64_t now);
 /* The job started, ended or was cancelled: its plan goes (harmless when it has none). */
 void morpheus_drop_plan(morpheus_engine_t *engine, uint64_t job_id);
 /* Jobs with a live plan, highest priority first; returns how many ids were written. */

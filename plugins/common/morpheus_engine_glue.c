@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "morpheus_glue.h"
+#include "morpheus_decision_cache.h"
 
 pthread_mutex_t glue_lock = PTHREAD_MUTEX_INITIALIZER;
 bool glue_configured;
@@ -76,6 +76,7 @@ extern void placement_close(void)
 	slurm_mutex_unlock(&glue_lock);
 	glue_retire_status_service();
 	slurm_mutex_lock(&glue_lock);
+	glue_decision_clear();
 	morpheus_engine_close(&glue_engine);
 	xfree(glue_open_error);
 	xfree(fabric_of);
@@ -140,6 +141,7 @@ extern void glue_refresh_node_map_locked(void)
 	    (gen == fabric_of_generation))
 		return;
 
+	glue_decision_clear(); /* kept answers name nodes by the old indexes */
 	xfree(fabric_of);
 	fabric_of_cnt = node_record_count;
 	fabric_of = xcalloc(MAX(fabric_of_cnt, 1), sizeof(int));

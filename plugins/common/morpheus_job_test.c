@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "morpheus_glue.h"
+#include "morpheus_decision_cache.h"
 
 static time_t decisions_checked; /* last sweep of pending decisions, see _forget_gone_jobs */
 
@@ -98,54 +98,73 @@ static void _keep_plan(job_record_t *job_ptr, time_t now)
  * WILL_RUN for a job refused only for blade memory: when will the memory be free (the core),
  * and when will cons_tres give it nodes of the pod the core chose? The later of the two. The
  * reason Morpheus set stays: the job still waits for memory, and RUN_NOW still refuses it
- * until the memory is back.
+ * until the memory is back. The core's answer (d) may be one kept from an earlier pass.
  */
 static int _will_run_after_memory(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 				  placement_try_fn try_fn, void *try_arg,
-				  const morpheus_request_t *req, const uint8_t *candidates,
-				  uint8_t *pod_nodes)
+				  const glue_decision_t *d, bool fresh)
+{
+	time_t now = time(NULL);
+	bitstr_t *narrowed = NULL;
+	int rc = SLURM_ERROR;
+
+	if (!d->will_run || !d->pod_nodes)
+		return SLURM_ERROR;
+	narrowed = bit_copy(bitmap);
+	bit_and(narrowed, d->pod_nodes);
+	if (bit_set_count(narrowed) < min_nodes)
+		goto fini;
+	if ((rc = try_fn(try_arg, narrowed)) != SLURM_SUCCESS) {
+		debug("select/morpheus: %pJ fits blade memory at %ld, cons_tres refused the nodes",
+		      job_ptr, (long) d->start);
+		goto fini;
+	}
+	job_ptr->start_time = MAX(job_ptr->start_time, (time_t) d->start);
+	bit_copybits(bitmap, narrowed);
+	log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld, when its blade memory is free at %ld",
+		 job_ptr, (long) job_ptr->start_time, (long) d->start);
+	if (fresh)
+		_keep_plan(job_ptr, now);
+	else
+		morpheus_renew_plan(glue_engine, job_ptr->job_id, (int64_t) now);
+fini:
+	FREE_NULL_BITMAP(narrowed);
+	return rc;
+}
+
+/* The core's "when?" for a job it refused now, kept in d: the start and, as Slurm node
+ * indexes, the nodes of the pods its memory fits on then. */
+static void _earliest_start(job_record_t *job_ptr, const morpheus_request_t *req,
+			    const uint8_t *candidates, glue_decision_t *d)
 {
 	struct running_ends running = { NULL, NULL, 0 };
+	size_t fabric_nodes = morpheus_node_count(glue_engine);
+	uint8_t *pod_nodes = xcalloc(MAX(fabric_nodes, 1), 1);
 	morpheus_error_t err;
-	time_t now = time(NULL);
-	int64_t start = 0, duration = _duration(job_ptr); /* 0: unlimited */
-	bitstr_t *narrowed = NULL;
-	int rc = SLURM_ERROR, nbits = bit_size(bitmap);
+	int64_t start = 0;
 
 	if (!_collect_running_ends(&running))
-		return SLURM_ERROR;
-	if (morpheus_earliest_start(glue_engine, req, candidates, (int64_t) now, duration,
-				    running.ids, running.ends, running.count, &start, pod_nodes,
-				    &err) < 0) {
+		goto fini;
+	if (morpheus_earliest_start(glue_engine, req, candidates, (int64_t) time(NULL),
+				    _duration(job_ptr), running.ids, running.ends, running.count,
+				    &start, pod_nodes, &err) < 0) {
 		char *why = glue_err_text(&err);
 		debug("select/morpheus: %pJ will not run: %s", job_ptr, why);
 		xfree(why);
 		goto fini;
 	}
-	narrowed = bit_copy(bitmap);
-	for (int i = 0; i < nbits; i++) {
-		int f;
-		if (bit_test(narrowed, i) && (((f = glue_fabric_index(i)) < 0) || !pod_nodes[f]))
-			bit_clear(narrowed, i);
+	d->will_run = true;
+	d->start = start;
+	d->pod_nodes = bit_alloc(node_record_count);
+	for (int i = 0; i < node_record_count; i++) {
+		int f = glue_fabric_index(i);
+		if ((f >= 0) && pod_nodes[f])
+			bit_set(d->pod_nodes, i);
 	}
-	if (bit_set_count(narrowed) < min_nodes)
-		goto fini;
-	if ((rc = try_fn(try_arg, narrowed)) != SLURM_SUCCESS) {
-		debug("select/morpheus: %pJ fits blade memory at %ld, cons_tres refused the nodes",
-		      job_ptr, (long) start);
-		goto fini;
-	}
-	job_ptr->start_time = MAX(job_ptr->start_time, (time_t) start);
-	bit_copybits(bitmap, narrowed);
-	log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld, when its blade memory is free at %ld",
-		 job_ptr, (long) job_ptr->start_time, (long) start);
-	_keep_plan(job_ptr, now);
-
 fini:
-	FREE_NULL_BITMAP(narrowed);
+	xfree(pod_nodes);
 	xfree(running.ids);
 	xfree(running.ends);
-	return rc;
 }
 
 /*
@@ -229,25 +248,22 @@ static bool _confined_nodes(job_record_t *job_ptr, uint32_t min_nodes, uint8_t *
 	return true;
 }
 
-/* Offers cons_tres the plan's node sets one at a time, best first. RUN_NOW takes the first
- * it accepts; WILL_RUN (backfill asks "when?") the one that starts soonest. */
-static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
-			     uint16_t mode, placement_try_fn try_fn, void *try_arg,
-			     const morpheus_request_t *req, bool *refused)
+/*
+ * Decides afresh (the core, once per change): the plan of node sets to offer cons_tres, or
+ * Morpheus's refusal with its reason and, for WILL_RUN, when the memory fits. Kept in the
+ * decision cache under key.
+ */
+static glue_decision_t *_decide(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+				uint16_t mode, const morpheus_request_t *req,
+				const glue_decision_key_t *key)
 {
 	size_t fabric_nodes = morpheus_node_count(glue_engine);
 	uint8_t *free_nodes = xcalloc(MAX(fabric_nodes, 1), 1);
-	uint8_t *allowed = xcalloc(MAX(fabric_nodes, 1), 1);
 	uint8_t *confined = xcalloc(MAX(fabric_nodes, 1), 1);
 	morpheus_request_t confined_req = *req;
-	bitstr_t *narrowed = NULL;
-	morpheus_plan_t *plan = NULL;
+	glue_decision_t *d = glue_decision_store(key);
 	morpheus_error_t err;
-	int rc = SLURM_ERROR, nbits = bit_size(bitmap);
-	bitstr_t *best_nodes = NULL;
-	size_t steps, best = NO_STEP, last_tried = NO_STEP;
-	time_t best_start = 0;
-	char *delay_why = NULL; /* refused now to keep a planned job's memory */
+	int nbits = bit_size(bitmap);
 
 	for (int i = 0; i < nbits; i++) {
 		int f;
@@ -258,23 +274,66 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 		for (size_t f = 0; f < fabric_nodes; f++)
 			free_nodes[f] = free_nodes[f] && confined[f];
 		confined_req.allowed_nodes = confined;
-		req = &confined_req;
 	}
-	if (!(plan = morpheus_plan_new(glue_engine, req, free_nodes, &err))) {
-		char *why = glue_err_text(&err);
-		*refused = true;
-		/* A verdict (pending, impossible) is the job's business; anything else the admin's. */
-		if ((err.code != MORPHEUS_E_PENDING) && (err.code != MORPHEUS_E_IMPOSSIBLE))
-			error("select/morpheus: %pJ: %s", job_ptr, why);
-		if (glue_reason_mode(mode))
-			glue_set_reason(job_ptr, why);
-		else
-			debug2("select/morpheus: %pJ (mode %u): %s", job_ptr, mode, why);
-		xfree(why);
-		if (mode == SELECT_MODE_WILL_RUN)
-			rc = _will_run_after_memory(job_ptr, bitmap, min_nodes, try_fn, try_arg,
-						    req, free_nodes, allowed);
+	if ((d->plan = morpheus_plan_new(glue_engine, &confined_req, free_nodes, &err))) {
+		d->kind = GLUE_DECISION_PLAN;
 		goto fini;
+	}
+	d->kind = GLUE_DECISION_REFUSED;
+	d->code = err.code;
+	d->why = glue_err_text(&err);
+	/* A verdict (pending, impossible) is the job's business; anything else the admin's,
+	 * logged once per change rather than once per pass. */
+	if ((err.code != MORPHEUS_E_PENDING) && (err.code != MORPHEUS_E_IMPOSSIBLE))
+		error("select/morpheus: %pJ: %s", job_ptr, d->why);
+	if (mode == SELECT_MODE_WILL_RUN)
+		_earliest_start(job_ptr, &confined_req, free_nodes, d);
+fini:
+	xfree(free_nodes);
+	xfree(confined);
+	return d;
+}
+
+/*
+ * Offers cons_tres the plan's node sets one at a time, best first. RUN_NOW takes the first
+ * it accepts; WILL_RUN (backfill asks "when?") the one that starts soonest. With several
+ * sets, cons_tres is first asked once about all of them together: fewer nodes never help, so
+ * when it refuses them all (the usual answer for a job queued behind busy nodes) no set is
+ * tried one by one, and a will-run set that starts as early as all of them together is the
+ * best there is.
+ */
+static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+			uint16_t mode, placement_try_fn try_fn, void *try_arg,
+			const morpheus_request_t *req, morpheus_plan_t *plan, bool *refused)
+{
+	size_t fabric_nodes = morpheus_node_count(glue_engine);
+	uint8_t *allowed = xcalloc(MAX(fabric_nodes, 1), 1);
+	bitstr_t *narrowed = NULL;
+	int rc = SLURM_ERROR, nbits = bit_size(bitmap);
+	bitstr_t *best_nodes = NULL;
+	size_t steps, best = NO_STEP, last_tried = NO_STEP;
+	time_t best_start = 0, all_start = 0;
+	char *delay_why = NULL; /* refused now to keep a planned job's memory */
+
+	steps = morpheus_plan_steps(plan);
+	if (steps > 1) {
+		bitstr_t *all = bit_alloc(nbits);
+		narrowed = bit_alloc(nbits);
+		for (size_t k = 0; k < steps; k++)
+			if (_narrow_to_step(plan, k, bitmap, narrowed, allowed, 0))
+				bit_or(all, narrowed);
+		rc = (bit_set_count(all) >= min_nodes) ? try_fn(try_arg, all) : SLURM_ERROR;
+		FREE_NULL_BITMAP(all);
+		FREE_NULL_BITMAP(narrowed);
+		if (rc != SLURM_SUCCESS) {
+			log_flag(SELECT_TYPE, "select/morpheus: %pJ mode %u: cons_tres refuses all %zu node sets",
+				 job_ptr, mode, steps);
+			goto fini;
+		}
+		all_start = job_ptr->start_time;
+		if (mode == SELECT_MODE_RUN_NOW)
+			free_job_resources(&job_ptr->job_resrcs); /* built again for the step taken */
+		rc = SLURM_ERROR;
 	}
 
 	narrowed = bit_alloc(nbits);
@@ -313,6 +372,8 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 			FREE_NULL_BITMAP(best_nodes);
 			best_nodes = bit_copy(narrowed);
 		}
+		if (all_start && (best_start <= all_start))
+			break; /* no set starts earlier than all of them together */
 	}
 	if (best != NO_STEP) {
 		/* The start time and preemptee list cons_tres left are those of its last
@@ -344,14 +405,43 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	 * job waits like any other job, with Slurm's own reason. */
 
 fini:
-	morpheus_plan_destroy(&plan);
 	FREE_NULL_BITMAP(narrowed);
 	FREE_NULL_BITMAP(best_nodes);
-	xfree(free_nodes);
-	xfree(confined);
 	xfree(allowed);
 	xfree(delay_why);
 	return rc;
+}
+
+/* RUN_NOW and WILL_RUN of a Morpheus job: what the core decided (kept until something it
+ * depends on changes), then cons_tres on the nodes that allows. */
+static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+			     uint16_t mode, placement_try_fn try_fn, void *try_arg,
+			     const morpheus_request_t *req, bool *refused)
+{
+	glue_decision_key_t key;
+	glue_decision_t *d;
+	bool fresh = false;
+
+	glue_decision_key(&key, job_ptr, bitmap, min_nodes, mode);
+	d = glue_decision_find(&key);
+	/* A kept "when?" in the past is stale: running jobs past their ends hold memory still. */
+	if (d && (d->kind == GLUE_DECISION_REFUSED) && d->will_run && (d->start < time(NULL)))
+		d = NULL;
+	if (!d) {
+		d = _decide(job_ptr, bitmap, min_nodes, mode, req, &key);
+		fresh = true;
+	}
+	if (d->kind == GLUE_DECISION_PLAN)
+		return _offer_steps(job_ptr, bitmap, min_nodes, mode, try_fn, try_arg, req, d->plan,
+				    refused);
+	*refused = true;
+	if (glue_reason_mode(mode))
+		glue_set_reason(job_ptr, d->why);
+	else
+		debug2("select/morpheus: %pJ (mode %u): %s", job_ptr, mode, d->why);
+	if (mode == SELECT_MODE_WILL_RUN)
+		return _will_run_after_memory(job_ptr, bitmap, min_nodes, try_fn, try_arg, d, fresh);
+	return SLURM_ERROR;
 }
 
 /* PlanDepth: a plan whose job is no longer pending (started, gone, held back by a requeue

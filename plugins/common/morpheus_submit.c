@@ -147,6 +147,13 @@ static int _modify_check(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32
 
 	if (!glue_configured || !details || (glue_job_request(job_ptr, 1, &req, &err) != 1))
 		return SLURM_SUCCESS;
+	/* A running job's end moves: the "when?" kept for jobs waiting for its memory is stale. */
+	if ((job_desc->time_limit != NO_VAL) && IS_JOB_RUNNING(job_ptr)) {
+		slurm_mutex_lock(&glue_lock);
+		if (glue_engine)
+			morpheus_engine_touch(glue_engine);
+		slurm_mutex_unlock(&glue_lock);
+	}
 	resized = (job_desc->min_nodes != NO_VAL) || (job_desc->max_nodes != NO_VAL) ||
 		  (job_desc->num_tasks != NO_VAL) || job_desc->tres_per_job;
 	placed_again = resized || job_desc->req_nodes;

@@ -184,6 +184,22 @@ MORPHEUS_API uint64_t morpheus_engine_generation(const morpheus_engine_t *e) {
     }
 }
 
+MORPHEUS_API uint64_t morpheus_engine_epoch(const morpheus_engine_t *e) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return e->engine.epoch();
+    } catch (...) {
+        return UINT64_MAX;  // never equal to a kept epoch for long: decide afresh
+    }
+}
+
+MORPHEUS_API void morpheus_engine_touch(morpheus_engine_t *e) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.touch();
+    } catch (...) {}
+}
+
 MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_request_t *req, morpheus_error_t *err) {
     return guarded(err, [&] {
         std::shared_ptr<const ClusterModel> model;
@@ -556,6 +572,15 @@ MORPHEUS_API int morpheus_keep_plan(morpheus_engine_t *e, uint64_t job_id, uint3
         p.made_at = now;
         e->engine.plans().expire(now);
         return e->engine.plans().keep(std::move(p), e->engine.config().plan_depth) ? 1 : 0;
+    } catch (...) {
+        return 0;
+    }
+}
+
+MORPHEUS_API int morpheus_renew_plan(morpheus_engine_t *e, uint64_t job_id, int64_t now) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return e->engine.plans().renew(job_id, now) ? 1 : 0;
     } catch (...) {
         return 0;
     }

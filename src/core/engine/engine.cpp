@@ -118,7 +118,8 @@ void Engine::reload() {
     state_file_ = state;
     inventory_stamp_ = stamp;
     ++generation_;
-    plans_ = PlanBook();  // blade numbers may have changed: backfill plans again
+    ++changes_;
+    plans_ = PlanBook(plans_.changes() + 1);  // blade numbers may have changed: backfill plans again
     newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
 }
 
@@ -143,6 +144,7 @@ bool Engine::refresh_inventory(int64_t now) {
     warnings_ = model->inventory().warnings;
     model_ = std::move(model);
     ledger_ = std::move(next);
+    ++changes_;
     newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
     return true;
 }
@@ -154,6 +156,7 @@ void Engine::mark_affected() {
     LedgerLock lock(state_file_, LedgerLock::Writer::Engine);
     next.save(state_file_, model_->fabric());
     ledger_ = std::move(next);
+    ++changes_;
     newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
 }
 
@@ -170,6 +173,7 @@ void Engine::commit(Ledger next) {
         std::swap(ledger_, next);  // not on disk: not in memory either
         throw;
     }
+    ++changes_;
 }
 
 // Saves are durable (fsync'ed) before reserve()/release() return; nothing is left to batch.

@@ -43,6 +43,12 @@ public:
     const Ledger &ledger() const { return ledger_; }
     const std::string &state_file() const { return state_file_; }
     uint64_t generation() const { return generation_; }
+    // Moves whenever anything a placement decision reads may have changed: the ledger, the
+    // model (reload, inventory), the plans. A shim keeps what a pending job was told until it
+    // moves (decide once per change, not once per scheduling pass).
+    uint64_t epoch() const { return changes_ + plans_.changes(); }
+    // Something outside the engine that decisions read changed (a running job's end).
+    void touch() { ++changes_; }
     const std::vector<std::string> &warnings() const { return warnings_; }
 
     // Reserves blades for the nodes Slurm allocated; persists before returning.
@@ -93,6 +99,7 @@ private:
     Ledger ledger_;
     std::vector<std::string> warnings_;
     uint64_t generation_ = 1;
+    uint64_t changes_ = 0;
     std::string inventory_stamp_;
     int64_t inventory_checked_ = 0;
     std::vector<uint64_t> newly_affected_;

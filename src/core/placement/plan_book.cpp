@@ -21,7 +21,26 @@ void hold_running_jobs(Planner &planner, const Ledger &ledger, const std::map<ui
     }
 }
 
+namespace {
+
+bool same_segments(const std::vector<Segment> &a, const std::vector<Segment> &b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Segment &x, const Segment &y) {
+        return x.blade == y.blade && x.tier == y.tier && x.use == y.use && x.bytes == y.bytes &&
+               x.latency_ns == y.latency_ns && x.pod == y.pod;
+    });
+}
+
+}  // namespace
+
 bool PlanBook::keep(PendingPlan plan, uint32_t depth) {
+    // Backfill renews its plans every pass: one renewed as it was is no change.
+    for (PendingPlan &p : plans_)
+        if (p.job_id == plan.job_id && p.priority == plan.priority && p.submit == plan.submit &&
+            p.start == plan.start && p.end == plan.end && same_segments(p.segments, plan.segments)) {
+            p.made_at = plan.made_at;
+            return true;
+        }
+    ++changes_;
     drop(plan.job_id);
     auto at = std::find_if(plans_.begin(), plans_.end(),
                            [&](const PendingPlan &p) { return outranks(plan.priority, plan.submit, plan.job_id, p); });
@@ -35,13 +54,24 @@ bool PlanBook::drop(uint64_t job_id) {
     auto it = std::find_if(plans_.begin(), plans_.end(), [&](const PendingPlan &p) { return p.job_id == job_id; });
     if (it == plans_.end()) return false;
     plans_.erase(it);
+    ++changes_;
     return true;
 }
 
+bool PlanBook::renew(uint64_t job_id, int64_t now) {
+    for (PendingPlan &p : plans_)
+        if (p.job_id == job_id) {
+            p.made_at = now;
+            return true;
+        }
+    return false;
+}
+
 void PlanBook::expire(int64_t now) {
-    plans_.erase(std::remove_if(plans_.begin(), plans_.end(),
-                                [&](const PendingPlan &p) { return now - p.made_at > kPlanLifetime; }),
-                 plans_.end());
+    auto gone = std::remove_if(plans_.begin(), plans_.end(),
+                               [&](const PendingPlan &p) { return now - p.made_at > kPlanLifetime; });
+    if (gone != plans_.end()) ++changes_;
+    plans_.erase(gone, plans_.end());
 }
 
 std::vector<uint64_t> PlanBook::jobs() const {

@@ -33,15 +33,21 @@ void hold_running_jobs(Planner &planner, const Ledger &ledger, const std::map<ui
 class PlanBook {
 public:
     static constexpr int64_t kPlanLifetime = 120;  // seconds: a few backfill cycles
+    // `changes`: where the change count starts (a book that replaces another keeps counting up).
+    explicit PlanBook(uint64_t changes = 0) : changes_(changes) {}
 
     // Replaces the job's plan and keeps the `depth` highest-priority plans; true if this one
     // is among them.
     bool keep(PendingPlan plan, uint32_t depth);
     bool drop(uint64_t job_id);
+    // The job's plan, as it stands, was made again at `now` (no change); false: it has none.
+    bool renew(uint64_t job_id, int64_t now);
     void expire(int64_t now);
     std::vector<uint64_t> jobs() const;
     const PendingPlan *find(uint64_t job_id) const;
     size_t size() const { return plans_.size(); }
+    // Counts changes of what the book holds (a plan renewed unchanged is none).
+    uint64_t changes() const { return changes_; }
 
     // The highest-ranked planned job, outranking the job (job_id, priority, submit), whose
     // planned start would move back if that job held `segments` over [from, to) on top of
@@ -52,6 +58,7 @@ public:
 
 private:
     std::vector<PendingPlan> plans_;  // in plan order, highest priority first
+    uint64_t changes_ = 0;
 };
 
 }  // namespace morpheus

@@ -1,0 +1,117 @@
+/*
+ * morpheus_decision_cache.c - decide once per change, not once per scheduling pass (issue 26).
+ *
+ * Slurm's main scheduler and backfill test every pending job again on every pass, although
+ * for most of them nothing changed: the same nodes are free, the ledger and the plans are
+ * the same. What the core told a job is kept here with what it depended on (the key): the
+ * engine's epoch (reservations, releases, reloads, inventory, plans), a hash of the node
+ * bitmap Slurm offered (availability, partition, features), the job's own confinement (its
+ * required and excluded nodes) and size, and the test mode. The next test with the same key
+ * reuses the answer; any change of any of them decides afresh. Cons_tres is still asked every
+ * time (CPUs, memory and GRES are its to judge), so only Morpheus's own work is saved.
+ *
+ * Direct-mapped by job id: a collision only costs a recomputation. Holds slurmctld's
+ * glue_lock (every caller does).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "morpheus_decision_cache.h"
+
+#define CACHE_SLOTS 4096 /* power of two */
+
+static glue_decision_t slots[CACHE_SLOTS];
+static uint64_t hits, misses;
+
+/* FNV-1a over the bitmap's words: availability changes every bit of the hash. */
+static uint64_t _hash_bitmap(uint64_t h, bitstr_t *b)
+{
+	if (!b)
+		return h ^ 0x9e3779b97f4a7c15ULL;
+	int64_t bits = bit_size(b), words = (bits + 63) / 64;
+	const int64_t *w = (const int64_t *) b + BITSTR_OVERHEAD;
+
+	h = (h ^ (uint64_t) bits) * 0x100000001b3ULL;
+	for (int64_t i = 0; i < words; i++)
+		h = (h ^ (uint64_t) w[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+extern void glue_decision_key(glue_decision_key_t *key, job_record_t *job_ptr, bitstr_t *bitmap,
+			      uint32_t min_nodes, uint16_t mode)
+{
+	__typeof__(job_ptr->details) details = job_ptr->details;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	memset(key, 0, sizeof(*key));
+	key->job_id = job_ptr->job_id;
+	key->epoch = morpheus_engine_epoch(glue_engine);
+	key->min_nodes = min_nodes;
+	key->mode = mode;
+	key->part = job_ptr->part_ptr;
+	h = _hash_bitmap(h, bitmap);
+	h = _hash_bitmap(h, details ? details->req_node_bitmap : NULL);
+	h = _hash_bitmap(h, details ? details->exc_node_bitmap : NULL);
+	h = (h ^ (uint64_t) (job_ptr->time_limit)) * 0x100000001b3ULL;
+	key->nodes_hash = h;
+}
+
+static bool _same_key(const glue_decision_key_t *a, const glue_decision_key_t *b)
+{
+	return (a->job_id == b->job_id) && (a->epoch == b->epoch) &&
+	       (a->nodes_hash == b->nodes_hash) && (a->min_nodes == b->min_nodes) &&
+	       (a->mode == b->mode) && (a->part == b->part) && (a->epoch != UINT64_MAX);
+}
+
+static void _empty(glue_decision_t *d)
+{
+	morpheus_plan_destroy(&d->plan);
+	xfree(d->why);
+	FREE_NULL_BITMAP(d->pod_nodes);
+	memset(d, 0, sizeof(*d));
+}
+
+extern glue_decision_t *glue_decision_find(const glue_decision_key_t *key)
+{
+	glue_decision_t *d = &slots[key->job_id & (CACHE_SLOTS - 1)];
+
+	if (d->kind != GLUE_DECISION_NONE && _same_key(&d->key, key)) {
+		hits++;
+		return d;
+	}
+	misses++;
+	return NULL;
+}
+
+extern glue_decision_t *glue_decision_store(const glue_decision_key_t *key)
+{
+	glue_decision_t *d = &slots[key->job_id & (CACHE_SLOTS - 1)];
+
+	_empty(d);
+	d->key = *key;
+	return d;
+}
+
+extern void glue_decision_forget(uint32_t job_id)
+{
+	glue_decision_t *d = &slots[job_id & (CACHE_SLOTS - 1)];
+
+	if (d->key.job_id == job_id)
+		_empty(d);
+}
+
+extern void glue_decision_clear(void)
+{
+	for (int i = 0; i < CACHE_SLOTS; i++)
+		_empty(&slots[i]);
+	debug("select/morpheus: decision cache cleared (%" PRIu64 " hits, %" PRIu64 " misses)",
+	      hits, misses);
+}
+
+extern void glue_decision_counts(uint64_t *hit_count, uint64_t *miss_count)
+{
+	*hit_count = hits;
+	*miss_count = misses;
+}
