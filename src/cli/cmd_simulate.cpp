@@ -12,6 +12,7 @@
 #include "input_error.hpp"
 #include "run_summary.hpp"
 #include "options.hpp"
+#include "request.hpp"
 #include "gnuplot.hpp"
 #include "sim_report.hpp"
 #include "simulator.hpp"
@@ -66,6 +67,14 @@ void usage(FILE *out) {
         "                            head's memory is planned by the core's planner, as the plugin's\n"
         "                            will-run plans it) or fcfs\n"
         "      --backfill            the same as --scheduler easy\n"
+        "      --hot-wait W          the --mem-hot-wait every job declares (e.g. 0, 10, 30:00, hard;\n"
+        "                            default: none, so --conf's DefaultHotWait, hard unless set): how\n"
+        "                            long it waits for hot memory inside its bound before morpheus\n"
+        "                            places it beyond (sooner when the planner finds in-bound memory\n"
+        "                            only after the wait); the baselines keep their own bound rules\n"
+        "      --moves on|off        morpheus moves hot memory beyond a bound inside it when memory\n"
+        "                            there frees (default on; at most MaxMoves at once, each copy\n"
+        "                            taking its bytes over the path's bandwidth, charged to the job)\n"
         "      --check               audit ledger and node books at every event (slow at scale)\n"
         "output:\n"
         "      --json                JSON for programs\n"
@@ -164,7 +173,9 @@ int cmd_simulate(int argc, char **argv) {
         kSeeds,
         kPoolSizes,
         kLimitFactor,
-        kJobs
+        kJobs,
+        kHotWait,
+        kMoves
     };
     static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
                                       {"trace", required_argument, nullptr, kTrace},
@@ -194,6 +205,8 @@ int cmd_simulate(int argc, char **argv) {
                                       {"pool-sizes", required_argument, nullptr, kPoolSizes},
                                       {"limit-factor", required_argument, nullptr, kLimitFactor},
                                       {"jobs", required_argument, nullptr, kJobs},
+                                      {"hot-wait", required_argument, nullptr, kHotWait},
+                                      {"moves", required_argument, nullptr, kMoves},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
     if (int rc = parse_options(
@@ -230,6 +243,13 @@ int cmd_simulate(int argc, char **argv) {
                     return kGoOn;
                 case kLimitFactor: model.limit_factor = parse_number(arg, "--limit-factor", 1, 1000); return kGoOn;
                 case kPoolSizes: pool_list = arg; return kGoOn;
+                case kHotWait: model.hot_wait_s = parse_hot_wait(arg, "--hot-wait"); return kGoOn;
+                case kMoves:
+                    if (std::strcmp(arg, "on") && std::strcmp(arg, "off"))
+                        throw InputError("", "--moves", std::string("\"") + arg + "\" is neither on nor off",
+                                         "give --moves on (default) or --moves off");
+                    opt.moves = std::strcmp(arg, "on") == 0;
+                    return kGoOn;
                 case kPolicy: policies = arg; return kGoOn;
                 case kBackfill: opt.backfill = true; return kGoOn;
                 case kScheduler:

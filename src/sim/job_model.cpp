@@ -67,6 +67,7 @@ std::vector<SimJob> model_jobs(const Trace &trace, const JobModel &m, const Clus
         r.hot_per_node = hot * gib;
         r.cold_per_node = (total - hot) * gib;
         r.hot_latency_ns = unit_draw(m.seed, t.id, 2) < m.tight_share ? m.tight_bound_ns : m.default_bound_ns;
+        r.hot_wait_s = m.hot_wait_s;
         out.push_back(std::move(j));
     }
     return out;

@@ -39,6 +39,9 @@ struct JobModel {
     // Time limit when the record has no requested time (SWF column 9): run time x this, as
     // users over-estimate; with a requested time, that (at least the run time) is the limit.
     double limit_factor = 2.0;
+    // The --mem-hot-wait every job declares (request.hpp's kHotWait* or seconds); default: none
+    // declared, so morpheus.conf's DefaultHotWait (hard unless set) applies.
+    int64_t hot_wait_s = 0;
 };
 
 struct SimJob {

@@ -37,6 +37,10 @@ public:
     // planner (earliest_pod_start, Planner::delayed_by) as the plugin's will-run does; the
     // baselines' backfill finds memory by trying the cluster as each running job ends.
     virtual bool plans_memory() const { return false; }
+    // True for select/morpheus: soft bounds lapse after a job's --mem-hot-wait (soft_bound.hpp)
+    // and hot memory beyond a bound moves inside it when memory there frees (move.hpp). The
+    // baselines keep their own bound rules and never move memory.
+    virtual bool soft_bounds_and_moves() const { return false; }
 };
 
 // Throws InputError listing the known names when `name` is not one of them.

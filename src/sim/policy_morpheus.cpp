@@ -12,6 +12,7 @@ class MorpheusPolicy : public PlacementPolicy {
 public:
     const char *name() const override { return "morpheus"; }
     bool plans_memory() const override { return true; }
+    bool soft_bounds_and_moves() const override { return true; }
     bool place(const ClusterModel &model, const Ledger &ledger, const Request &req,
                const std::vector<uint8_t> &free_nodes, Allocation &out) override {
         Decision d = decide(model, ledger, req, free_nodes);

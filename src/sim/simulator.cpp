@@ -3,14 +3,18 @@
 #include "simulator.hpp"
 
 #include "lifecycle.hpp"
+#include "move.hpp"
 #include "plan_book.hpp"
 #include "planner.hpp"
+#include "soft_bound.hpp"
 
 #include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
 #include <queue>
+#include <unordered_map>
+#include <cmath>
 
 namespace morpheus::sim {
 
@@ -28,6 +32,11 @@ struct RunningJob {
     size_t job;
     int64_t expected_end;  // start + the time limit: what backfill plans with
     std::vector<uint32_t> nodes;
+    // Its pace, for a move that changes it: work done (in seconds of the logged run) by
+    // `since`, and the slowdown factor of its hot memory since then.
+    double work_done = 0;
+    int64_t since = 0;
+    double factor = 1;
 };
 
 // What the plugin records (lifecycle.hpp), without node names: the replay never shows them and
@@ -67,6 +76,10 @@ public:
 
     SimResult run() {
         uint64_t seq = 0;
+        end_generation_.assign(jobs_.size(), 0);
+        lapsed_early_.assign(jobs_.size(), 0);
+        move_began_.assign(jobs_.size(), -1);
+        for (size_t i = 0; i < jobs_.size(); ++i) index_of_[jobs_[i].id] = i;
         for (size_t i = 0; i < jobs_.size(); ++i) {
             events_.push({jobs_[i].submit, EventKind::Arrival, seq++, i});
             r_.jobs[i].id = jobs_[i].id;
@@ -91,16 +104,28 @@ public:
                 ++r_.events;
                 if (opt_.on_event) opt_.on_event(e);
                 if (e.kind == EventKind::End) {
-                    finish(e.job, t);
-                } else {
+                    if (e.generation == end_generation_[e.job]) finish(e.job, t);
+                } else if (e.kind == EventKind::MoveDone) {
+                    finish_move_of(e.job, t);
+                } else if (e.kind == EventKind::Arrival) {
                     Allocation probe;
-                    if (!policy_.place(model_, empty, jobs_[e.job].request, all_free, probe))
+                    // Under a soft bound the job runs beyond it one day: judged as lapsed.
+                    Request ever = jobs_[e.job].request;
+                    ever.bound_lapsed =
+                        policy_.soft_bounds_and_moves() && wait_ends(model_, ever, jobs_[e.job].submit) != INT64_MAX;
+                    if (!policy_.place(model_, empty, ever, all_free, probe)) {
                         r_.jobs[e.job].rejected = true;  // would wait forever: it failed
-                    else
+                    } else {
                         queue_.push_back(e.job);
-                }
+                        const int64_t wake = policy_.soft_bounds_and_moves()
+                                                 ? wait_ends(model_, jobs_[e.job].request, jobs_[e.job].submit)
+                                                 : INT64_MAX;
+                        if (wake != INT64_MAX && wake > t) events_.push({wake, EventKind::Wake, seq_++, e.job});
+                    }
+                }  // Wake: the schedule below looks at the job again
             }
             schedule(t);
+            start_moves(t);
             if (opt_.check_invariants) audit(t);
         }
         r_.last_end = now_;
@@ -155,9 +180,18 @@ private:
         r_.timeline.push_back(s);
     }
 
+    // The job's request as its policy sees it at t: under a soft bound, lapsed once its wait
+    // is over (or once the planner found in-bound memory only after that, lapsed_early_).
+    Request request_at(size_t i, int64_t t) const {
+        Request req = jobs_[i].request;
+        if (policy_.soft_bounds_and_moves())
+            req.bound_lapsed = lapsed_early_[i] || bound_lapsed(model_, req, jobs_[i].submit, t);
+        return req;
+    }
+
     bool try_start(size_t i, int64_t t) {
         Allocation a;
-        return policy_.place(model_, ledger_, jobs_[i].request, free_nodes_, a) && start(i, t, a);
+        return policy_.place(model_, ledger_, request_at(i, t), free_nodes_, a) && start(i, t, a);
     }
 
     bool start(size_t i, int64_t t, Allocation &a) {
@@ -195,6 +229,7 @@ private:
         o.hot_latency_ns = o.hot_bytes ? weighted / static_cast<double>(o.hot_bytes) : 0;
         o.bound_ns = req.hot_per_node ? effective_bound(model_, req) : 0;
         o.within_bound = o.hot_bytes && o.max_hot_latency_ns <= static_cast<double>(o.bound_ns);
+        o.bound_lapsed = !o.within_bound && o.hot_bytes && request_at(i, t).bound_lapsed;
         o.nodes = static_cast<uint32_t>(a.nodes.size());
         o.gpus = gpus;
         o.pods = static_cast<uint32_t>(res.pods.size());
@@ -209,8 +244,9 @@ private:
         busy_gpus_ += gpus;
         hot_bytes_ += o.hot_bytes;
         cold_bytes_ += o.cold_bytes;
-        running_.push_back({i, t + limit, std::move(a.nodes)});
-        events_.push({t + o.runtime, EventKind::End, seq_++, i});
+        running_.push_back(
+            {i, t + limit, std::move(a.nodes), 0.0, t, opt_.slowdown.factor(o.hot_latency_ns, job.sensitivity)});
+        events_.push({t + o.runtime, EventKind::End, seq_++, i, end_generation_[i]});
         return true;
     }
 
@@ -229,6 +265,11 @@ private:
         }
         free_count_ += it->nodes.size();
         ledger_.release(o.id);
+        // Inside the bound: all of the run, or what followed the move that brought it there.
+        if (o.within_bound)
+            o.in_bound_s = t - o.start;
+        else if (o.moved_at >= 0)
+            o.in_bound_s = t - o.moved_at;
         busy_gpus_ -= o.gpus;
         hot_bytes_ -= o.hot_bytes;
         cold_bytes_ -= o.cold_bytes;
@@ -245,8 +286,12 @@ private:
     void schedule(int64_t t) {
         while (!queue_.empty() && try_start(queue_.front(), t)) queue_.pop_front();
         if (!opt_.backfill || queue_.size() < 2) return;
-        if (policy_.plans_memory() && backfill_with_planner(t)) return;
-        const Request &head = jobs_[queue_.front()].request;
+        if (policy_.plans_memory()) {
+            const Backfilled b = backfill_with_planner(t);
+            if (b == Backfilled::LookAgain) return schedule(t);
+            if (b == Backfilled::Done) return;
+        }
+        const Request head = request_at(queue_.front(), t);
         std::vector<const RunningJob *> by_end;
         for (const RunningJob &r : running_) by_end.push_back(&r);
         std::sort(by_end.begin(), by_end.end(), [](const RunningJob *a, const RunningJob *b) {
@@ -269,7 +314,7 @@ private:
         for (size_t k = 1; k < queue_.size() && k <= opt_.backfill_depth;) {
             const size_t i = queue_[k];
             Allocation a;
-            bool go = policy_.place(model_, ledger_, jobs_[i].request, free_nodes_, a);
+            bool go = policy_.place(model_, ledger_, request_at(i, t), free_nodes_, a);
             if (go && t + jobs_[i].estimate > shadow) {
                 // Still running at the shadow time: the head must fit beside it then.
                 Ledger trial = future;
@@ -295,8 +340,10 @@ private:
     // later job starts now if its memory delays no plan (Planner::delayed_by) and, when it runs
     // past the head's start, leaves each of the head's pods the nodes it needs there. False when
     // the planner finds no start for the head (it never fits): the generic walk decides.
-    bool backfill_with_planner(int64_t t) {
+    enum class Backfilled { NoStartForHead, Done, LookAgain };
+    Backfilled backfill_with_planner(int64_t t) {
         const SimJob &head = jobs_[queue_.front()];
+        const Request head_req = request_at(queue_.front(), t);
         const Fabric &f = model_.fabric();
         std::map<uint64_t, int64_t> ends;
         std::vector<std::vector<std::pair<int64_t, uint32_t>>> freed(f.pods.size());  // per pod: (time limit, nodes)
@@ -316,7 +363,7 @@ private:
         Planner planner(f.blades.size());
         hold_running_jobs(planner, ledger_, ends, t);
         std::optional<PodStart> head_start = earliest_pod_start(
-            planner, model_, head.request,
+            planner, model_, head_req,
             [&](uint32_t p, uint32_t need) {
                 if (pod_free_[p] >= need) return t;
                 uint32_t n = pod_free_[p];
@@ -325,7 +372,14 @@ private:
                 return kForever;
             },
             t, head.estimate);
-        if (!head_start) return false;
+        // A soft bound whose in-bound memory comes only after the wait is over lapses now:
+        // waiting on would only delay the same start beyond the bound (soft_bound.hpp).
+        if (policy_.soft_bounds_and_moves() && !head_req.bound_lapsed &&
+            bound_lapsed(model_, head_req, head.submit, t, head_start ? head_start->slot.start : kForever)) {
+            lapsed_early_[queue_.front()] = 1;
+            return Backfilled::LookAgain;
+        }
+        if (!head_start) return Backfilled::NoStartForHead;
         const int64_t shadow = head_start->slot.start;
         planner.hold_planned(head.id, 0, head_start->slot.placement.segments, shadow,
                              shadow + std::max<int64_t>(head.estimate, 1));
@@ -338,7 +392,7 @@ private:
             const size_t i = queue_[k];
             const int64_t until = t + std::max<int64_t>(jobs_[i].estimate, 1);
             Allocation a;
-            bool go = policy_.place(model_, ledger_, jobs_[i].request, free_nodes_, a);
+            bool go = policy_.place(model_, ledger_, request_at(i, t), free_nodes_, a);
             if (go && until > shadow) {
                 std::fill(in_pod.begin(), in_pod.end(), 0);
                 for (uint32_t n : a.nodes) ++in_pod[f.node_pod[n]];
@@ -355,7 +409,70 @@ private:
                 ++k;
             }
         }
-        return true;
+        return Backfilled::Done;
+    }
+
+    // Moves (move.hpp), for a policy that moves memory: plan_moves() picks them, the target
+    // is reserved beside the old region now, and the copy takes its bytes over the path's
+    // bandwidth, after which finish_move_of() frees the old region.
+    void start_moves(int64_t t) {
+        const uint32_t most = model_.settings().max_moves;
+        if (!opt_.moves || !policy_.soft_bounds_and_moves() || most == 0 || running_.empty()) return;
+        for (const MovePlan &m : plan_moves(model_, ledger_, most)) {
+            const Reservation *r = ledger_.find(m.job_id);
+            std::string why;
+            if (!r || !ledger_.reserve(begin_move(*r, m), model_.inventory(), &why)) {
+                violation("move of job " + std::to_string(m.job_id) + " refused by the ledger: " + why);
+                continue;
+            }
+            const size_t i = index_of_.at(m.job_id);
+            move_began_[i] = t;
+            events_.push(
+                {t + std::max<int64_t>(1, static_cast<int64_t>(std::ceil(m.seconds))), EventKind::MoveDone, seq_++, i});
+        }
+    }
+
+    // The copy is done: the job's hot memory is the target now. Its run is charged for the time
+    // it spent far (its work so far went at the old pace, the copy included) and for the copy
+    // itself (pages being copied stall the job), then goes on at the new pace; a job that now
+    // ends past its time limit is killed there, as Slurm would.
+    void finish_move_of(size_t i, int64_t t) {
+        JobOutcome &o = r_.jobs[i];
+        auto it = std::find_if(running_.begin(), running_.end(), [&](const RunningJob &r) { return r.job == i; });
+        const Reservation *held = ledger_.find(o.id);
+        if (it == running_.end() || !held || !moving(*held)) return;  // ended during the copy
+        const int64_t began = t;  // the copy's cost, as a stall of its length
+        Reservation done = finish_move(*held);
+        std::string why;
+        if (!ledger_.reserve(done, model_.inventory(), &why)) {
+            violation("finishing the move of job " + std::to_string(o.id) + ": " + why);
+            return;
+        }
+        double weighted = 0, bytes = 0;
+        for (const Segment &s : done.segments)
+            if (s.use == Use::Hot) {
+                weighted += static_cast<double>(s.bytes) * s.latency_ns;
+                bytes += static_cast<double>(s.bytes);
+            }
+        const SimJob &job = jobs_[i];
+        it->work_done += static_cast<double>(t - it->since) / it->factor;
+        const int64_t copy_s = t - move_began_[i];
+        it->since = t;
+        o.moved_hot_latency_ns = bytes ? weighted / bytes : 0;
+        it->factor = opt_.slowdown.factor(o.moved_hot_latency_ns, job.sensitivity);
+        const double left = std::max(0.0, static_cast<double>(job.runtime) - it->work_done);
+        int64_t end = began + copy_s + static_cast<int64_t>(std::llround(left * it->factor));
+        const int64_t limit_end = o.start + std::max(job.estimate, int64_t{1});
+        o.killed = end > limit_end;
+        end = std::min(end, limit_end);
+        end = std::max(end, t + 1);
+        o.runtime = end - o.start;
+        o.moved_at = t;
+        ++o.moves;
+        ++r_.moves;
+        r_.move_seconds += static_cast<double>(copy_s);
+        ++end_generation_[i];
+        events_.push({end, EventKind::End, seq_++, i, end_generation_[i]});
     }
 
     void audit(int64_t t) {
@@ -391,6 +508,10 @@ private:
     std::deque<size_t> queue_;
     std::vector<RunningJob> running_;
     uint64_t seq_ = 0;
+    std::vector<uint32_t> end_generation_;  // per job: the End event that counts
+    std::vector<uint8_t> lapsed_early_;  // per job: soft bound lapsed before its wait was over
+    std::vector<int64_t> move_began_;  // per job: when its move's copy began
+    std::unordered_map<uint64_t, size_t> index_of_;  // job id -> index
     int64_t now_ = 0, next_sample_ = 0, interval_ = 1;
     SimResult r_;
 };

@@ -16,14 +16,17 @@
 namespace morpheus::sim {
 
 // At one instant, ends are handled before arrivals (a job that ends frees its nodes for one
-// that arrives then), each kind in the order it was scheduled.
-enum class EventKind : uint8_t { End = 0, Arrival = 1 };
+// that arrives then), each kind in the order it was scheduled. MoveDone: a job's hot memory has
+// been copied inside its bound (move.hpp). Wake: a soft bound's wait is over; nothing else
+// changed, but the job may now take memory beyond its bound.
+enum class EventKind : uint8_t { End = 0, MoveDone = 1, Arrival = 2, Wake = 3 };
 
 struct SimEvent {
     int64_t time = 0;
     EventKind kind = EventKind::Arrival;
     uint64_t seq = 0;  // order of scheduling, the last tie-break
     size_t job = 0;  // index into the job list
+    uint32_t generation = 0;  // End: stale when the job's end moved since (a move changed its pace)
 };
 
 struct JobOutcome {
@@ -39,6 +42,15 @@ struct JobOutcome {
     double hot_latency_ns = 0;  // bytes-weighted mean over its hot segments
     double max_hot_latency_ns = 0;
     bool within_bound = false;  // every hot byte inside the bound
+    // Moves (policies that move memory): when the last one finished (-1: never moved), how
+    // many, and the bytes-weighted hot latency after it.
+    int64_t moved_at = -1;
+    uint32_t moves = 0;
+    double moved_hot_latency_ns = 0;
+    // Seconds of the run with every hot byte inside the bound: the whole run, the part after
+    // the move that brought it inside, or 0.
+    int64_t in_bound_s = 0;
+    bool bound_lapsed = false;  // started under a soft bound whose wait was over
 };
 
 // The cluster's state over one stretch of time, for utilisation over time and the plot.
@@ -54,6 +66,9 @@ struct SimOptions {
     // shadow time) is when its nodes AND its memory are free, by running jobs' time limits.
     bool backfill = true;
     size_t backfill_depth = 64;  // how far down the queue backfill looks
+    // Hot memory moved inside the bound when memory there frees (policies that move memory;
+    // at most ClusterModel settings' max_moves at once). False: never.
+    bool moves = true;
     int64_t sample_interval = 0;  // seconds; 0: the trace's span / 500
     bool check_invariants = false;  // ledger and node books checked at every event (slow at scale)
     std::function<void(size_t done, size_t total)> progress;  // after each job ends
@@ -69,6 +84,8 @@ struct SimResult {
     double gpu_seconds = 0, hot_seconds = 0, cold_seconds = 0;
     uint64_t total_gpus = 0, total_dram = 0, total_pmem = 0;
     size_t events = 0;
+    size_t moves = 0;  // moves finished
+    double move_seconds = 0;  // time spent copying, over all moves
     std::vector<std::string> violations;  // conservation broken: always a bug
 };
 

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace morpheus {
 
@@ -13,9 +14,30 @@ struct Request {
     uint64_t hot_per_node = 0;  // bytes of hot memory per allocated node (like --mem)
     uint64_t hot_latency_ns = 0;  // bound for hot memory; 0: the configured default
     uint64_t cold_per_node = 0;  // bytes of cold memory per allocated node, any latency
+    // How long the job waits for hot memory inside its bound before it takes the nearest
+    // memory there is (a soft bound, like --switches=N@TIME): kHotWaitDefault (morpheus.conf
+    // DefaultHotWait), kHotWaitHard (never leaves the bound), kHotWaitNone (does not wait),
+    // else seconds.
+    int64_t hot_wait_s = 0;
+    // Set by the caller (soft_bound.hpp) when the wait is over: decide() and reserve then take
+    // hot memory beyond the bound when none is free inside it. What the job declared stays.
+    bool bound_lapsed = false;
 
     bool wants_memory() const { return hot_per_node > 0 || cold_per_node > 0; }
 };
+
+constexpr int64_t kHotWaitDefault = 0;
+constexpr int64_t kHotWaitHard = -1;
+constexpr int64_t kHotWaitNone = -2;
+// The longest wait a flag or morpheus.conf may give: a year, far beyond any queue.
+constexpr int64_t kMaxHotWaitS = 365 * 86400;
+
+// Seconds, or kHotWaitHard, from "hard" / "UNLIMITED" / "infinite", or Slurm's time forms
+// ("minutes", "MM:SS", "HH:MM:SS", "D-HH[:MM[:SS]]") or "<n>s|m|h|d"; 0 gives kHotWaitNone.
+// Throws InputError naming `what` and the expected forms.
+int64_t parse_hot_wait(std::string_view text, const std::string &what);
+// "hard", "0s", "90s", "10m", "1h30m", "2d": what a view prints for a wait.
+std::string format_hot_wait(int64_t wait);
 
 // per_node x nodes, saturating at UINT64_MAX instead of wrapping (4 x 4096P is not 0 bytes).
 inline uint64_t bytes_for_nodes(uint64_t per_node, uint64_t nodes) {
@@ -31,6 +53,8 @@ std::string oversized_request(const Request &req, uint64_t nodes, uint64_t hot_c
 // Fills the memory fields from the flag texts (nullptr or "" leaves a field unset). Throws
 // InputError naming the flag (--mem-hot, --mem-hot-latency, --mem-cold) and the expected form.
 void parse_memory_flags(Request &req, const char *hot, const char *hot_latency, const char *cold);
+// The same for --mem-hot-wait (nullptr or "" leaves it unset).
+void parse_wait_flag(Request &req, const char *hot_wait);
 
 // The Slurm licenses that mirror the request's blade memory for accounting: "HOT:g,COLD:g"
 // in GiB rounded up, for `nodes` nodes; a tier with no name or no memory is left out; "" when

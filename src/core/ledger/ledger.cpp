@@ -43,6 +43,15 @@ Reservation *Ledger::find_mutable(uint64_t job_id) {
     return it == jobs_.end() ? nullptr : &it->second;
 }
 
+const char *use_name(Use u) {
+    switch (u) {
+    case Use::Hot: return "hot";
+    case Use::Cold: return "cold";
+    case Use::Incoming: return "incoming";
+    }
+    return "?";
+}
+
 void Ledger::add(const Reservation &r, int sign) {
     for (const Segment &s : r.segments) {
         uint64_t &slot = reserved_[s.blade][static_cast<size_t>(s.tier)];
@@ -253,7 +262,7 @@ std::string Ledger::to_json(const Fabric &fabric) const {
                 json_t *o = json_object();
                 json_object_set_new(o, "blade", json_string(fabric.blades[s.blade].name.c_str()));
                 json_object_set_new(o, "tier", json_string(tier_name(s.tier)));
-                json_object_set_new(o, "use", json_string(s.use == Use::Hot ? "hot" : "cold"));
+                json_object_set_new(o, "use", json_string(use_name(s.use)));
                 json_object_set_new(o, "bytes", json_integer(static_cast<json_int_t>(s.bytes)));
                 json_object_set_new(o, "latency_ns", json_integer(s.latency_ns));
                 json_object_set_new(o, "pod", json_string(fabric.pods[s.pod].name.c_str()));
@@ -339,9 +348,9 @@ Ledger Ledger::load(const std::string &path, const Fabric &fabric) {
                 if (tier != "dram" && tier != "pmem")
                     s.member("tier").fail("unknown tier \"" + tier + "\"", "use \"dram\" or \"pmem\"");
                 seg.tier = tier == "pmem" ? Tier::Pmem : Tier::Dram;
-                if (use != "hot" && use != "cold")
-                    s.member("use").fail("unknown use \"" + use + "\"", "use \"hot\" or \"cold\"");
-                seg.use = use == "cold" ? Use::Cold : Use::Hot;
+                if (use != "hot" && use != "cold" && use != "incoming")
+                    s.member("use").fail("unknown use \"" + use + "\"", "use \"hot\", \"cold\" or \"incoming\"");
+                seg.use = use == "cold" ? Use::Cold : use == "incoming" ? Use::Incoming : Use::Hot;
                 seg.bytes = s.member("bytes").as_count();
                 uint64_t latency = s.member("latency_ns").as_count();
                 if (latency > UINT32_MAX) s.member("latency_ns").fail("latency out of range");

@@ -15,7 +15,11 @@
 
 namespace morpheus {
 
-enum class Use : uint8_t { Hot, Cold };
+// Incoming: hot memory reserved for a move under way (move.hpp): the job's pages are being
+// copied there from its hot segments beyond the bound; both count as reserved until the move
+// is done, so no byte is ever free twice.
+enum class Use : uint8_t { Hot, Cold, Incoming };
+const char *use_name(Use u);  // "hot", "cold", "incoming"
 
 struct Segment {
     uint32_t blade = 0;

@@ -32,6 +32,15 @@ struct PlacementSettings {
     Weights weights;
     uint64_t default_hot_latency_ns = 500;
     HotBladeOrder hot_blade_order = HotBladeOrder::Nearest;
+    // Soft bounds (morpheus.conf DefaultHotWait, MaxHotWait): the wait of a job that gives no
+    // --mem-hot-wait (request.hpp's kHotWait* or seconds; hard keeps every bound strict), and
+    // the longest soft wait a job may ask (a hard bound stays available).
+    int64_t default_hot_wait_s = -1;  // kHotWaitHard
+    int64_t max_hot_wait_s = 365 * 86400;
+    // Hot memory moved closer when memory inside a running job's bound frees (MaxMoves): at
+    // most this many moves under way at once, each one holding both regions until the job's
+    // node reports its pages moved; 0: never move.
+    uint32_t max_moves = 2;
 };
 
 class ClusterModel {

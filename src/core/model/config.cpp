@@ -8,6 +8,7 @@
 
 #include "input_error.hpp"
 #include "json_document.hpp"
+#include "request.hpp"
 #include "units.hpp"
 
 namespace morpheus {
@@ -84,6 +85,21 @@ Config parse_config(const std::string &text, const std::string &name) {
                 if (c.placement.default_hot_latency_ns == 0)  // every score divides by the bound
                     throw InputError(name, where, "DefaultHotLatency=" + value + " is a bound no blade can meet",
                                      "give a positive time, e.g. DefaultHotLatency=500ns");
+            } else if (k == "defaulthotwait" || k == "maxhotwait") {
+                int64_t wait = parse_hot_wait(value, key);
+                if (k == "defaulthotwait")
+                    c.placement.default_hot_wait_s = wait;
+                else if (wait == kHotWaitHard)
+                    c.placement.max_hot_wait_s = kMaxHotWaitS;
+                else
+                    c.placement.max_hot_wait_s = wait == kHotWaitNone ? 0 : wait;
+            } else if (k == "maxmoves") {
+                char *end = nullptr;
+                long v = std::strtol(value.c_str(), &end, 10);
+                if (*end || v < 0 || v > 4096)
+                    throw InputError(name, where, key + "=" + value + " is not a number of moves",
+                                     "give 0 to 4096, e.g. MaxMoves=2 (0: hot memory never moves)");
+                c.placement.max_moves = static_cast<uint32_t>(v);
             } else if (k == "weightlatency")
                 c.placement.weights.latency = parse_weight(value, name, where, key);
             else if (k == "weightheadroom")
@@ -165,7 +181,8 @@ Config parse_config(const std::string &text, const std::string &name) {
             } else {
                 throw InputError(
                     name, where, "unknown key \"" + key + "\"",
-                    "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, "
+                    "known keys: FabricFile, InventoryFile, StateFile, DefaultHotLatency, DefaultHotWait, MaxHotWait, "
+                    "MaxMoves, "
                     "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
                     "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, PlanDepth, StatusPort, StatusAddress, "
                     "LicenseHot, LicenseCold, MetricsPort");
@@ -175,6 +192,12 @@ Config parse_config(const std::string &text, const std::string &name) {
             throw InputError(name, where, e.problem(), e.fix());
         }
     }
+    if (c.placement.default_hot_wait_s > c.placement.max_hot_wait_s ||
+        (c.placement.default_hot_wait_s == kHotWaitNone && c.placement.max_hot_wait_s < 0))
+        throw InputError(name, "DefaultHotWait",
+                         "DefaultHotWait=" + format_hot_wait(c.placement.default_hot_wait_s) +
+                             " is longer than MaxHotWait=" + format_hot_wait(c.placement.max_hot_wait_s),
+                         "give a DefaultHotWait no longer than MaxHotWait, or hard");
     if (c.fabric_file.empty())
         throw InputError(name, "", "FabricFile is not set", "add FabricFile=/etc/slurm/fabric.json");
     if (c.inventory_file.empty())

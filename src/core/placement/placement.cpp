@@ -8,6 +8,7 @@
 #include <map>
 
 #include "request.hpp"
+#include "soft_bound.hpp"
 #include "units.hpp"
 
 namespace morpheus {
@@ -368,6 +369,39 @@ bool span_pods(const ClusterModel &m, const Ledger &l, const Request &req, const
 
 }  // namespace
 
+bool assign_hot(const ClusterModel &m, const Ledger &l, const std::vector<std::pair<uint32_t, uint64_t>> &pod_bytes,
+                uint64_t bound, std::vector<Segment> &out) {
+    Overlay o;
+    out.clear();
+    for (const auto &[pod, bytes] : pod_bytes)
+        if (!take_hot(m, l, o, PodShare{pod, 0}, bytes, bound, out)) return false;
+    return true;
+}
+
+namespace {
+
+// The request with its bound opened to `bound`: what a job whose soft bound lapsed may take.
+// The bound it declared stays on the placement (Placement::hot_latency_bound_ns), so the memory
+// beyond it shows, and a move can bring it back.
+Request beyond_bound(const Request &req, uint64_t bound = kMaxLatencyNs) {
+    Request far = req;
+    far.hot_latency_ns = bound;
+    far.bound_lapsed = false;
+    return far;
+}
+
+// The bounds a lapsed soft bound is opened to, nearest first, so the job takes the nearest
+// memory there is rather than any: 1.25x, 1.5x, 2x, 3x the bound, then any reachable blade.
+std::vector<uint64_t> widening_bounds(uint64_t bound) {
+    std::vector<uint64_t> out;
+    for (uint64_t per4 : {5, 6, 8, 12})
+        if (bound * per4 / 4 < kMaxLatencyNs) out.push_back(bound * per4 / 4);
+    out.push_back(kMaxLatencyNs);
+    return out;
+}
+
+}  // namespace
+
 bool assign_blades(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<PodShare> &pods,
                    Placement &out, std::string *why, const std::vector<uint32_t> *shortlist) {
     if (pods.empty()) {
@@ -375,7 +409,15 @@ bool assign_blades(const ClusterModel &m, const Ledger &l, const Request &req, c
         return false;
     }
     Overlay o;
-    return assign_with(m, l, req, pods, o, out, why, shortlist);
+    if (assign_with(m, l, req, pods, o, out, why, shortlist)) return true;
+    if (!req.bound_lapsed || !req.hot_per_node) return false;
+    for (uint64_t wider : widening_bounds(effective_bound(m, req))) {
+        Overlay far_overlay;
+        if (!assign_with(m, l, beyond_bound(req, wider), pods, far_overlay, out, why, shortlist)) continue;
+        out.hot_latency_bound_ns = effective_bound(m, req);
+        return true;
+    }
+    return false;
 }
 
 namespace {
@@ -462,16 +504,44 @@ Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req,
 
 Decision decide(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<uint8_t> &free_nodes,
                 const std::vector<uint8_t> *allowed_nodes) {
-    if (!allowed_nodes) return decide_with(m, l, req, &free_nodes, nullptr, false);
-    std::vector<uint8_t> usable(free_nodes.size());
-    for (size_t i = 0; i < usable.size(); ++i) usable[i] = free_nodes[i] && (*allowed_nodes)[i];
-    return decide_with(m, l, req, &usable, allowed_nodes, false);
+    const std::vector<uint8_t> *offered = &free_nodes;
+    std::vector<uint8_t> usable;
+    if (allowed_nodes) {
+        usable.resize(free_nodes.size());
+        for (size_t i = 0; i < usable.size(); ++i) usable[i] = free_nodes[i] && (*allowed_nodes)[i];
+        offered = &usable;
+    }
+    Decision d = decide_with(m, l, req, offered, allowed_nodes, false);
+    if (d.verdict != Verdict::Pending || !req.bound_lapsed || !req.hot_per_node) return d;
+    // A soft bound whose wait is over: the nearest memory there is, beyond the bound.
+    Decision far;
+    for (uint64_t wider : widening_bounds(effective_bound(m, req))) {
+        far = decide_with(m, l, beyond_bound(req, wider), offered, allowed_nodes, false);
+        if (far.verdict == Verdict::Placed) break;
+    }
+    if (far.verdict != Verdict::Placed) return d;
+    far.placement.hot_latency_bound_ns = effective_bound(m, req);
+    uint32_t farthest = 0;
+    for (const Segment &s : far.placement.segments)
+        if (s.use == Use::Hot) farthest = std::max(farthest, s.latency_ns);
+    far.reason = "soft bound: " + d.reason + "; its wait is over, so hot memory beyond " +
+                 format_latency(effective_bound(m, req)) + " (up to " + format_latency(farthest) + "): " + far.reason;
+    return far;
 }
 
 Decision feasibility(const ClusterModel &m, const Request &req, const std::vector<uint8_t> *allowed_nodes) {
     Ledger empty(m.fabric().blades.size());
     // Nodes the job is confined to (a required node list) count as free, the others do not.
     Decision d = decide_with(m, empty, req, allowed_nodes, allowed_nodes, true);
+    // A soft bound that no blade can ever meet still runs: beyond it, once its wait is over.
+    if (d.verdict != Verdict::Placed && req.hot_per_node && hot_wait(m, req) != kHotWaitHard) {
+        Decision far = decide_with(m, empty, beyond_bound(req), allowed_nodes, allowed_nodes, true);
+        if (far.verdict == Verdict::Placed) {
+            far.placement.hot_latency_bound_ns = effective_bound(m, req);
+            far.reason = "soft bound never met (" + d.reason + "): runs beyond it once its wait is over";
+            return far;
+        }
+    }
     if (d.verdict != Verdict::Placed) {
         d.verdict = Verdict::Impossible;
         d.reason = "could never be placed, even on an empty cluster: " + d.reason;

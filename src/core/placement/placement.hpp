@@ -70,6 +70,12 @@ bool assign_blades(const ClusterModel &model, const Ledger &ledger, const Reques
                    const std::vector<PodShare> &pods, Placement &out, std::string *why,
                    const std::vector<uint32_t> *shortlist = nullptr);
 
+// Hot memory only, `need` bytes for each pod of `pod_bytes` (pod, bytes), inside `bound`, chosen
+// as assign_blades() chooses (cheapest first, striped). What a move takes (move.hpp): the bytes
+// of a running job's hot memory that lie beyond its bound. False when it does not all fit.
+bool assign_hot(const ClusterModel &model, const Ledger &ledger,
+                const std::vector<std::pair<uint32_t, uint64_t>> &pod_bytes, uint64_t bound, std::vector<Segment> &out);
+
 // The first free nodes of each pod share (what the simulator and `morpheus place` allocate).
 std::vector<uint32_t> choose_nodes(const ClusterModel &model, const std::vector<PodShare> &pods,
                                    const std::vector<uint8_t> &free_nodes);

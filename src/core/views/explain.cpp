@@ -57,7 +57,7 @@ std::string segments_words(const Fabric &f, const std::vector<Segment> &segs, Us
         s += (s.empty() ? "" : ",") + f.blades[g.blade].name + ":";
         if (use == Use::Cold) s += std::string(tier_name(g.tier)) + ":";
         s += format_size(g.bytes);
-        if (use == Use::Hot) s += "@" + format_latency(g.latency_ns);
+        if (use != Use::Cold) s += "@" + format_latency(g.latency_ns);
     }
     return s;
 }
@@ -175,6 +175,8 @@ std::string reservation_summary(const Fabric &f, const Reservation &r) {
     std::string hot = segments_words(f, r.segments, Use::Hot), cold = segments_words(f, r.segments, Use::Cold);
     if (!hot.empty()) s += " hot=" + hot;
     if (!cold.empty()) s += " cold=" + cold;
+    std::string incoming = segments_words(f, r.segments, Use::Incoming);
+    if (!incoming.empty()) s += " moving-to=" + incoming;
     if (r.affected) s += " AFFECTED-BY-FAILED-BLADE";
     return s;
 }
@@ -188,7 +190,7 @@ std::string reservation_environment(const Fabric &f, const Reservation &r) {
         if (g.use == Use::Hot) {
             hot += g.bytes;
             worst = std::max(worst, g.latency_ns);
-        } else {
+        } else if (g.use == Use::Cold) {
             cold += g.bytes;
         }
     }

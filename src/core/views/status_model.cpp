@@ -65,8 +65,7 @@ PodStatus pod_status(const ClusterModel &m, const Ledger &l, uint32_t p) {
 }  // namespace
 
 SegmentStatus segment_status(const Fabric &f, const Segment &s) {
-    return {f.blades[s.blade].name, s.use == Use::Hot ? "hot" : "cold", tier_name(s.tier), s.bytes, s.latency_ns,
-            f.pods[s.pod].name};
+    return {f.blades[s.blade].name, use_name(s.use), tier_name(s.tier), s.bytes, s.latency_ns, f.pods[s.pod].name};
 }
 
 StatusSnapshot status_snapshot(const ClusterModel &m, const Ledger &l, const Viewer &viewer) {
