@@ -49,6 +49,12 @@ typedef struct morpheus_request {
 	uint64_t hot_per_node;   /* --mem-hot, per node */
 	uint64_t hot_latency_ns; /* --mem-hot-latency (0: DefaultHotLatency) */
 	uint64_t cold_per_node;  /* --mem-cold, per node */
+	/* --mem-hot-wait: 0 not given (DefaultHotWait), -1 hard, -2 no wait, else seconds. */
+	int64_t hot_wait_s;
+	/* When the job became eligible (unix seconds; 0: unknown, the wait never runs out): a
+	 * soft bound lapses at waiting_since + its wait, and the job may then take hot memory
+	 * beyond its bound (morpheus_plan_new, morpheus_reserve). */
+	int64_t waiting_since;
 	/* Optional: node_count flags, nonzero = Slurm lets the job use that node at all (its
 	 * required node list, exclusions, partition); NULL = any node. morpheus_check_feasible
 	 * judges the job on these alone; morpheus_plan_new ranks only pods that have one, and
@@ -102,6 +108,11 @@ void morpheus_engine_touch(morpheus_engine_t *engine);
 /* Parses the flag texts (each may be NULL or ""); -1 with err naming the flag. */
 int morpheus_request_set_flags(morpheus_request_t *req, const char *hot, const char *hot_latency,
 			       const char *cold, morpheus_error_t *err);
+/* Parses --mem-hot-wait's text (NULL or "": unset); -1 with err naming the flag. */
+int morpheus_request_set_wait(morpheus_request_t *req, const char *hot_wait, morpheus_error_t *err);
+/* 1 when the job's soft bound has lapsed at `now` (its wait is over), 0 otherwise (hard,
+ * nothing hot, still waiting): what a shim adds to what a decision depends on. */
+int morpheus_bound_lapsed(morpheus_engine_t *engine, const morpheus_request_t *req, int64_t now);
 /* 1 if the request asks Morpheus for anything (hot or cold memory). */
 int morpheus_request_wants_memory(const morpheus_request_t *req);
 

@@ -10,6 +10,7 @@
 #define MORPHEUS_ENV_MEM_HOT "MORPHEUS_MEM_HOT"
 #define MORPHEUS_ENV_MEM_HOT_LATENCY "MORPHEUS_MEM_HOT_LATENCY"
 #define MORPHEUS_ENV_MEM_COLD "MORPHEUS_MEM_COLD"
+#define MORPHEUS_ENV_MEM_HOT_WAIT "MORPHEUS_MEM_HOT_WAIT"
 #define MORPHEUS_ENV_NCCL_HINTS "MORPHEUS_NCCL_HINTS"
 
 /* The placement: set by select/morpheus in the batch environment (env_sup), read by the job

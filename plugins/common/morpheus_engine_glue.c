@@ -169,6 +169,10 @@ extern int glue_job_request(job_record_t *job_ptr, uint32_t nodes, morpheus_requ
 	req->job_id = job_ptr->job_id;
 	req->uid = job_ptr->user_id;
 	req->nodes = nodes ? nodes : 1;
+	/* A soft bound's wait runs from when the job could first start (sbatch --begin). */
+	if (job_ptr->details)
+		req->waiting_since = (int64_t) MAX(job_ptr->details->submit_time,
+						   job_ptr->details->begin_time);
 	return morpheus_request_from_env(job_ptr->spank_job_env, job_ptr->spank_job_env_size, req,
 					 err);
 }

@@ -22,11 +22,14 @@ int morpheus_request_from_env(char *const *env, uint32_t env_size, morpheus_requ
 	const char *hot = morpheus_env_lookup(env, env_size, MORPHEUS_ENV_MEM_HOT);
 	const char *lat = morpheus_env_lookup(env, env_size, MORPHEUS_ENV_MEM_HOT_LATENCY);
 	const char *cold = morpheus_env_lookup(env, env_size, MORPHEUS_ENV_MEM_COLD);
+	const char *wait = morpheus_env_lookup(env, env_size, MORPHEUS_ENV_MEM_HOT_WAIT);
 
-	/* The common case: a job that never heard of Morpheus costs three string scans. */
-	if (!hot && !lat && !cold)
+	/* The common case: a job that never heard of Morpheus costs four string scans. */
+	if (!hot && !lat && !cold && !wait)
 		return 0;
 	if (morpheus_request_set_flags(req, hot, lat, cold, err) < 0)
+		return -1;
+	if (morpheus_request_set_wait(req, wait, err) < 0)
 		return -1;
 	return morpheus_request_wants_memory(req) ? 1 : 0;
 }

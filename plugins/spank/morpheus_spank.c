@@ -4,6 +4,8 @@
  *
  *   --mem-hot=SIZE          hot (low-latency) memory per node, e.g. 64G
  *   --mem-hot-latency=TIME  bound on the hot memory's latency, e.g. 250ns
+ *   --mem-hot-wait=TIME     how long to wait for hot memory inside the bound before taking
+ *                           the nearest there is (a soft bound, like --switches=N@TIME), or hard
  *   --mem-cold=SIZE         cold (capacity) memory per node, e.g. 1T
  *   --nccl-hints=on|off     per-job NCCL topology hints (remote side: node_setup.c)
  *
@@ -40,7 +42,14 @@ SPANK_PLUGIN(morpheus, 1);
 #pragma GCC visibility pop
 #define SPANK_EXPORT __attribute__((visibility("default")))
 
-enum morpheus_opt { OPT_MEM_HOT, OPT_MEM_HOT_LATENCY, OPT_MEM_COLD, OPT_NCCL_HINTS, OPT_COUNT };
+enum morpheus_opt {
+	OPT_MEM_HOT,
+	OPT_MEM_HOT_LATENCY,
+	OPT_MEM_COLD,
+	OPT_NCCL_HINTS,
+	OPT_MEM_HOT_WAIT,
+	OPT_COUNT
+};
 
 /* Option values as typed; NULL = not given. */
 static char *values[OPT_COUNT];
@@ -70,6 +79,9 @@ static struct spank_option options[] = {
 	{ "mem-cold", "SIZE",
 	  "[morpheus] Cold CXL memory per node (e.g. 1T), any latency.",
 	  1, OPT_MEM_COLD, _opt_cb },
+	{ "mem-hot-wait", "TIME",
+	  "[morpheus] How long to wait for --mem-hot inside --mem-hot-latency before taking the nearest memory there is (it moves closer later), e.g. 10 (minutes), 30:00, or hard; default: the site's.",
+	  1, OPT_MEM_HOT_WAIT, _opt_cb },
 	{ "nccl-hints", "on|off",
 	  "[morpheus] NCCL topology hints for the job's tasks (default: on).",
 	  1, OPT_NCCL_HINTS, _opt_cb },
@@ -80,6 +92,7 @@ static const char *env_names[OPT_COUNT] = {
 	[OPT_MEM_HOT] = MORPHEUS_ENV_MEM_HOT,
 	[OPT_MEM_HOT_LATENCY] = MORPHEUS_ENV_MEM_HOT_LATENCY,
 	[OPT_MEM_COLD] = MORPHEUS_ENV_MEM_COLD,
+	[OPT_MEM_HOT_WAIT] = MORPHEUS_ENV_MEM_HOT_WAIT,
 	[OPT_NCCL_HINTS] = MORPHEUS_ENV_NCCL_HINTS,
 };
 
@@ -107,6 +120,7 @@ static int _opt_cb(int val, const char *optarg, int remote)
 		slurm_error("--%s= is empty: give a value (e.g. --%s=%s) or leave the flag out",
 			    options[val].name, options[val].name,
 			    val == OPT_MEM_HOT_LATENCY ? "250ns" :
+			    val == OPT_MEM_HOT_WAIT ? "10" :
 			    val == OPT_NCCL_HINTS ? "on" : "64G");
 		return -1;
 	}
@@ -121,6 +135,15 @@ static int _opt_cb(int val, const char *optarg, int remote)
 	if (val == OPT_NCCL_HINTS) {
 		if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
 			slurm_error("--nccl-hints=%s: expected on or off", optarg);
+			return -1;
+		}
+	} else if (val == OPT_MEM_HOT_WAIT) {
+		morpheus_request_t req;
+		morpheus_error_t err;
+
+		memset(&req, 0, sizeof(req));
+		if (morpheus_request_set_wait(&req, optarg, &err) < 0) {
+			slurm_error("%s", err.message);
 			return -1;
 		}
 	} else if (_check_memory_flags(val == OPT_MEM_HOT ? optarg : NULL,
@@ -162,7 +185,7 @@ static int _send_to_controller(spank_t sp)
 	spank_err_t rc;
 
 	if (!values[OPT_MEM_HOT] && !values[OPT_MEM_HOT_LATENCY] && !values[OPT_MEM_COLD] &&
-	    !values[OPT_NCCL_HINTS])
+	    !values[OPT_NCCL_HINTS] && !values[OPT_MEM_HOT_WAIT])
 		return 0;
 	if (_check_memory_flags(values[OPT_MEM_HOT], values[OPT_MEM_HOT_LATENCY],
 				values[OPT_MEM_COLD]) < 0)

@@ -19,6 +19,7 @@
 #include "input_error.hpp"
 #include "lifecycle.hpp"
 #include "planner.hpp"
+#include "soft_bound.hpp"
 #include "morpheus/morpheus.h"
 #include "status_model.hpp"
 #include "status_queries.hpp"
@@ -28,6 +29,17 @@ using namespace morpheus;
 using morpheus::capi::guarded;
 using morpheus::capi::set_error;
 using morpheus::capi::to_request;
+
+namespace {
+
+// The request as the engine decides it now: a soft bound whose wait is over lapses.
+Request request_now(const ClusterModel &m, const morpheus_request_t *r) {
+    Request q = to_request(r);
+    q.bound_lapsed = r->waiting_since > 0 && bound_lapsed(m, q, r->waiting_since, std::time(nullptr));
+    return q;
+}
+
+}  // namespace
 
 struct morpheus_engine {
     Engine engine;
@@ -200,6 +212,15 @@ MORPHEUS_API void morpheus_engine_touch(morpheus_engine_t *e) {
     } catch (...) {}
 }
 
+MORPHEUS_API int morpheus_bound_lapsed(morpheus_engine_t *e, const morpheus_request_t *req, int64_t now) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return req->waiting_since > 0 && bound_lapsed(e->engine.model(), to_request(req), req->waiting_since, now);
+    } catch (...) {
+        return 0;
+    }
+}
+
 MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_request_t *req, morpheus_error_t *err) {
     return guarded(err, [&] {
         std::shared_ptr<const ClusterModel> model;
@@ -208,6 +229,8 @@ MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_re
             model = e->engine.model_ptr();
         }
         Request q = to_request(req);
+        std::string too_long = wait_refusal(*model, q);
+        if (!too_long.empty()) throw Refusal("Morpheus: " + too_long, true);
         std::vector<uint8_t> allowed;
         if (req->allowed_nodes)
             allowed.assign(req->allowed_nodes, req->allowed_nodes + model->fabric().node_names.size());
@@ -284,7 +307,7 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
         std::lock_guard<std::mutex> g(e->engine.lock());
         const ClusterModel &m = e->engine.model();
         std::vector<uint8_t> flags(free_nodes, free_nodes + m.fabric().node_names.size());
-        Request q = to_request(req);
+        Request q = request_now(m, req);
         auto t0 = std::chrono::steady_clock::now();
         std::vector<uint8_t> allowed;
         if (req->allowed_nodes) {
@@ -325,7 +348,7 @@ MORPHEUS_API int morpheus_reserve(morpheus_engine_t *e, const morpheus_request_t
                                   size_t node_count, morpheus_error_t *err) {
     return guarded(err, [&] {
         std::lock_guard<std::mutex> g(e->engine.lock());
-        e->engine.reserve(to_request(req), std::vector<uint32_t>(nodes, nodes + node_count));
+        e->engine.reserve(request_now(e->engine.model(), req), std::vector<uint32_t>(nodes, nodes + node_count));
         return 0;
     });
 }
@@ -619,7 +642,7 @@ MORPHEUS_API int morpheus_delays_planned(morpheus_engine_t *e, const morpheus_re
         PlanBook &plans = e->engine.plans();
         plans.expire(now);
         if (plans.size() == 0) return 0;
-        Request q = to_request(req);
+        Request q = request_now(e->engine.model(), req);
         Placement p = e->engine.place_on(q, std::vector<uint32_t>(nodes, nodes + node_count));
         std::map<uint64_t, int64_t> ends;
         for (size_t i = 0; i < running_count; ++i) ends[running_ids[i]] = running_ends[i];

@@ -18,6 +18,7 @@ Request to_request(const morpheus_request_t *r) {
     q.hot_per_node = r->hot_per_node;
     q.hot_latency_ns = r->hot_latency_ns;
     q.cold_per_node = r->cold_per_node;
+    q.hot_wait_s = r->hot_wait_s;
     if (q.nodes == 0 && q.gpus == 0) q.nodes = 1;
     return q;
 }
@@ -32,6 +33,15 @@ MORPHEUS_API int morpheus_request_set_flags(morpheus_request_t *req, const char 
         req->hot_per_node = q.hot_per_node;
         req->hot_latency_ns = q.hot_latency_ns;
         req->cold_per_node = q.cold_per_node;
+        return 0;
+    });
+}
+
+MORPHEUS_API int morpheus_request_set_wait(morpheus_request_t *req, const char *hot_wait, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        morpheus::Request q;
+        morpheus::parse_wait_flag(q, hot_wait);
+        if (hot_wait && *hot_wait) req->hot_wait_s = q.hot_wait_s;
         return 0;
     });
 }

@@ -12,8 +12,9 @@ int64_t hot_wait(const ClusterModel &model, const Request &req) {
 std::string wait_refusal(const ClusterModel &model, const Request &req) {
     const int64_t wait = hot_wait(model, req), most = model.settings().max_hot_wait_s;
     if (req.hot_wait_s == kHotWaitDefault || wait == kHotWaitHard || wait == kHotWaitNone || wait <= most) return "";
-    return "--mem-hot-wait=" + format_hot_wait(wait) + " is longer than this site allows (MaxHotWait=" +
-           format_hot_wait(most) + ") (fix: give --mem-hot-wait=" + format_hot_wait(most) +
+    return "--mem-hot-wait=" + format_hot_wait(wait) +
+           " is longer than this site allows (MaxHotWait=" + format_hot_wait(most) +
+           ") (fix: give --mem-hot-wait=" + format_hot_wait(most) +
            " or less, or --mem-hot-wait=hard to wait for memory inside the bound however long it takes)";
 }
 
