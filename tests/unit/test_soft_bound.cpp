@@ -53,8 +53,8 @@ static void a_soft_bound_lapses_after_its_wait_or_when_waiting_buys_nothing(void
 }
 
 static void site_limits_and_defaults_come_from_morpheus_conf(void **) {
-    Config c = parse_config("FabricFile=f.json\nInventoryFile=i.json\nDefaultHotWait=5\nMaxHotWait=1:00:00\nMaxMoves=3\n",
-                            "morpheus.conf");
+    Config c = parse_config(
+        "FabricFile=f.json\nInventoryFile=i.json\nDefaultHotWait=5\nMaxHotWait=1:00:00\nMaxMoves=3\n", "morpheus.conf");
     assert_int_equal(c.placement.default_hot_wait_s, 300);
     assert_int_equal(c.placement.max_hot_wait_s, 3600);
     assert_int_equal(c.placement.max_moves, 3);
@@ -205,10 +205,10 @@ static void the_ledger_file_keeps_a_move_under_way(void **) {
     r.hot_latency_bound_ns = 250;
     const uint32_t pod1 = static_cast<uint32_t>(m.fabric().pod_index("pod1"));
     r.pods.push_back({pod1, 1});
-    r.segments.push_back({static_cast<uint32_t>(m.fabric().blade_index("blade8")), Tier::Dram, Use::Hot, 1 << 30,
-                          370, pod1});
-    r.segments.push_back({static_cast<uint32_t>(m.fabric().blade_index("blade1")), Tier::Dram, Use::Incoming,
-                          1 << 30, 200, pod1});
+    r.segments.push_back(
+        {static_cast<uint32_t>(m.fabric().blade_index("blade8")), Tier::Dram, Use::Hot, 1 << 30, 370, pod1});
+    r.segments.push_back(
+        {static_cast<uint32_t>(m.fabric().blade_index("blade1")), Tier::Dram, Use::Incoming, 1 << 30, 200, pod1});
     assert_true(l.reserve(r, m.inventory()));
     char dir[] = "/tmp/morpheus-move-XXXXXX";
     assert_non_null(mkdtemp(dir));
