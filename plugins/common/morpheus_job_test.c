@@ -424,7 +424,7 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 
 	glue_decision_key(&key, job_ptr, bitmap, min_nodes, mode);
 	/* A soft bound whose wait ran out changes the answer with nothing else changed. */
-	if (morpheus_bound_lapsed(glue_engine, req, (int64_t) time(NULL)))
+	if (req->hot_per_node && morpheus_bound_lapsed(glue_engine, req, (int64_t) time(NULL)))
 		key.nodes_hash = ~key.nodes_hash;
 	d = glue_decision_find(&key);
 	/* A kept "when?" in the past is stale: running jobs past their ends hold memory still. */

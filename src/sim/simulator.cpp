@@ -441,7 +441,6 @@ private:
         auto it = std::find_if(running_.begin(), running_.end(), [&](const RunningJob &r) { return r.job == i; });
         const Reservation *held = ledger_.find(o.id);
         if (it == running_.end() || !held || !moving(*held)) return;  // ended during the copy
-        const int64_t began = t;  // the copy's cost, as a stall of its length
         Reservation done = finish_move(*held);
         std::string why;
         if (!ledger_.reserve(done, model_.inventory(), &why)) {
@@ -461,7 +460,7 @@ private:
         o.moved_hot_latency_ns = bytes ? weighted / bytes : 0;
         it->factor = opt_.slowdown.factor(o.moved_hot_latency_ns, job.sensitivity);
         const double left = std::max(0.0, static_cast<double>(job.runtime) - it->work_done);
-        int64_t end = began + copy_s + static_cast<int64_t>(std::llround(left * it->factor));
+        int64_t end = t + copy_s + static_cast<int64_t>(std::llround(left * it->factor));
         const int64_t limit_end = o.start + std::max(job.estimate, int64_t{1});
         o.killed = end > limit_end;
         end = std::min(end, limit_end);

@@ -71,6 +71,15 @@ wait_morpheus_reason() {
 	done
 }
 
+# expect_refused REGEX SBATCH-ARGS...: sbatch refuses the job, with a message matching REGEX.
+expect_refused() {
+	local want=$1 out rc=0
+	shift
+	out=$(sbatch "$@" --wrap true 2>&1) || rc=$?
+	[ $rc != 0 ] || fail "sbatch $* was accepted: $out"
+	assert_match "message of sbatch $*" "$want" "$out"
+}
+
 wait_state() {
 	local job=$1 want=$2 timeout=${3:-30} t0 st
 	t0=$(date +%s)

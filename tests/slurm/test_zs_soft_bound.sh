@@ -7,18 +7,11 @@
 . "$(dirname "$0")/lib.sh"
 
 last_id() { scontrol show config | sed -n 's/^NEXT_JOB_ID *= *//p'; }
-refused() { # REGEX SBATCH-ARGS...
-	local want=$1 out rc=0
-	shift
-	out=$(sbatch "$@" --wrap true 2>&1) || rc=$?
-	[ $rc != 0 ] || fail "sbatch $* was accepted: $out"
-	assert_match "message of sbatch $*" "$want" "$out"
-}
 
 before=$(last_id)
-refused 'mem-hot-wait.*"soon" is not a wait' -N1 --mem-hot=1G --mem-hot-wait=soon
-refused 'Morpheus: .*MaxHotWait=1d' -N1 --mem-hot=1G --mem-hot-wait=2-00:00:00
-refused 'Morpheus: .*50ns' -N1 --mem-hot=1G --mem-hot-latency=50ns --mem-hot-wait=hard
+expect_refused 'mem-hot-wait.*"soon" is not a wait' -N1 --mem-hot=1G --mem-hot-wait=soon
+expect_refused 'Morpheus: .*MaxHotWait=1d' -N1 --mem-hot=1G --mem-hot-wait=2-00:00:00
+expect_refused 'Morpheus: .*50ns' -N1 --mem-hot=1G --mem-hot-latency=50ns --mem-hot-wait=hard
 assert_eq "next job id (no job created)" "$before" "$(last_id)"
 
 holder=$(submit -N1 -t 5 --mem-hot=800G --mem-hot-latency=250ns -o /dev/null --wrap 'sleep 300')

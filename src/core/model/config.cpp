@@ -192,8 +192,7 @@ Config parse_config(const std::string &text, const std::string &name) {
             throw InputError(name, where, e.problem(), e.fix());
         }
     }
-    if (c.placement.default_hot_wait_s > c.placement.max_hot_wait_s ||
-        (c.placement.default_hot_wait_s == kHotWaitNone && c.placement.max_hot_wait_s < 0))
+    if (c.placement.default_hot_wait_s > c.placement.max_hot_wait_s)
         throw InputError(name, "DefaultHotWait",
                          "DefaultHotWait=" + format_hot_wait(c.placement.default_hot_wait_s) +
                              " is longer than MaxHotWait=" + format_hot_wait(c.placement.max_hot_wait_s),
