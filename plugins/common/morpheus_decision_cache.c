@@ -25,17 +25,27 @@
 static glue_decision_t slots[CACHE_SLOTS];
 static uint64_t hits, misses;
 
-/* FNV-1a over the bitmap's words: availability changes every bit of the hash. */
+/*
+ * FNV-1a over the bitmap: availability changes the hash. Slurm 22.05 exposes the bitmap's
+ * header size, so its words are hashed directly; later versions keep it private
+ * (bitstring.c), so there the set bits are walked through the public API instead.
+ */
 static uint64_t _hash_bitmap(uint64_t h, bitstr_t *b)
 {
 	if (!b)
 		return h ^ 0x9e3779b97f4a7c15ULL;
-	int64_t bits = bit_size(b), words = (bits + 63) / 64;
-	const int64_t *w = (const int64_t *) b + BITSTR_OVERHEAD;
+	int64_t bits = bit_size(b);
 
 	h = (h ^ (uint64_t) bits) * 0x100000001b3ULL;
-	for (int64_t i = 0; i < words; i++)
+#ifdef BITSTR_OVERHEAD
+	const int64_t *w = (const int64_t *) b + BITSTR_OVERHEAD;
+
+	for (int64_t i = 0; i < (bits + 63) / 64; i++)
 		h = (h ^ (uint64_t) w[i]) * 0x100000001b3ULL;
+#else
+	for (bitoff_t i = bit_ffs(b); i >= 0; i = bit_ffs_from_bit(b, i + 1))
+		h = (h ^ (uint64_t) i) * 0x100000001b3ULL;
+#endif
 	return h;
 }
 
