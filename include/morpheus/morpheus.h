@@ -55,6 +55,9 @@ typedef struct morpheus_request {
 	 * soft bound lapses at waiting_since + its wait, and the job may then take hot memory
 	 * beyond its bound (morpheus_plan_new, morpheus_reserve). */
 	int64_t waiting_since;
+	/* The job's time limit in seconds (0: none): with morpheus.conf HotWaitShare, a soft
+	 * bound's wait ends after that share of it at the latest (expected completion). */
+	int64_t time_limit_s;
 	/* Optional: node_count flags, nonzero = Slurm lets the job use that node at all (its
 	 * required node list, exclusions, partition); NULL = any node. morpheus_check_feasible
 	 * judges the job on these alone; morpheus_plan_new ranks only pods that have one, and

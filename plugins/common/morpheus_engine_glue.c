@@ -173,6 +173,9 @@ extern int glue_job_request(job_record_t *job_ptr, uint32_t nodes, morpheus_requ
 	if (job_ptr->details)
 		req->waiting_since = (int64_t) MAX(job_ptr->details->submit_time,
 						   job_ptr->details->begin_time);
+	/* Minutes in Slurm; NO_VAL (not set yet: the partition's) and INFINITE give none. */
+	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
+		req->time_limit_s = (int64_t) job_ptr->time_limit * 60;
 	return morpheus_request_from_env(job_ptr->spank_job_env, job_ptr->spank_job_env_size, req,
 					 err);
 }

@@ -44,6 +44,11 @@ void usage(FILE *out) {
         "      --default-bound T     hot bound of most jobs (default: DefaultHotLatency, 500ns)\n"
         "      --tight-share F       share of jobs asking for --tight-bound (default 0.25)\n"
         "      --tight-bound T       (default 250ns)\n"
+        "      --bound-model M       who asks for the tight bound: independent (default: --tight-share of\n"
+        "                            the jobs at random, whatever their sensitivity) or sensitivity (the\n"
+        "                            most latency-sensitive jobs, --tight-share of them: users who ask for\n"
+        "                            a tight bound because their job needs it). The scheduler never sees\n"
+        "                            a job's sensitivity, only its bound, wait and time limit\n"
         "      --seed S              seed of every draw (default 1)\n"
         "      --limit-factor F      time limit of a record without a requested time: run time x F\n"
         "                            (default 2); a job that runs (stretched) past its limit is killed\n"
@@ -61,7 +66,11 @@ void usage(FILE *out) {
         "      --local-latency T     latency the trace's runs had (default 100ns)\n"
         "scheduling:\n"
         "      --policy LIST         comma-separated, of morpheus, first-fit, tree-best-fit, tree-nearest,\n"
-        "                            tree-nearest-strict (default all)\n"
+        "                            tree-nearest-strict, spread-strict (default all)\n"
+        "fair accounting: a job the cluster can never run under its own terms (a hard bound no\n"
+        "placement meets, more than the cluster holds) is listed apart, the same for every policy, and\n"
+        "is in no figure; a job a policy refuses though its terms allow a placement is charged as\n"
+        "having waited from submission to the end of the replay, then run as logged.\n"
         "      --scheduler S         easy (default, as Slurm's sched/backfill: EASY backfill whose head\n"
         "                            reservation waits for its nodes and its memory; for morpheus the\n"
         "                            head's memory is planned by the core's planner, as the plugin's\n"
@@ -142,7 +151,7 @@ int cmd_simulate(int argc, char **argv) {
     SimOptions opt;
     SyntheticParams synth;
     std::string trace_path, plot_path, jobs_dir,
-        pool_list = "1", policies = "morpheus,first-fit,tree-best-fit,tree-nearest,tree-nearest-strict";
+        pool_list = "1", policies = "morpheus,first-fit,tree-best-fit,tree-nearest,tree-nearest-strict,spread-strict";
     size_t synthetic = 0, limit = 0, seeds = 1;
     uint64_t max_job_procs = 0;
     bool json = false, progress = true;
@@ -175,7 +184,8 @@ int cmd_simulate(int argc, char **argv) {
         kLimitFactor,
         kJobs,
         kHotWait,
-        kMoves
+        kMoves,
+        kBoundModel
     };
     static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
                                       {"trace", required_argument, nullptr, kTrace},
@@ -207,6 +217,7 @@ int cmd_simulate(int argc, char **argv) {
                                       {"jobs", required_argument, nullptr, kJobs},
                                       {"hot-wait", required_argument, nullptr, kHotWait},
                                       {"moves", required_argument, nullptr, kMoves},
+                                      {"bound-model", required_argument, nullptr, kBoundModel},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
     if (int rc = parse_options(
@@ -249,6 +260,15 @@ int cmd_simulate(int argc, char **argv) {
                         throw InputError("", "--moves", std::string("\"") + arg + "\" is neither on nor off",
                                          "give --moves on (default) or --moves off");
                     opt.moves = std::strcmp(arg, "on") == 0;
+                    return kGoOn;
+                case kBoundModel:
+                    if (std::strcmp(arg, "independent") == 0)
+                        model.bound_model = JobModel::BoundModel::Independent;
+                    else if (std::strcmp(arg, "sensitivity") == 0)
+                        model.bound_model = JobModel::BoundModel::Sensitivity;
+                    else
+                        throw InputError("", "--bound-model", std::string("unknown bound model \"") + arg + "\"",
+                                         "use independent or sensitivity");
                     return kGoOn;
                 case kPolicy: policies = arg; return kGoOn;
                 case kBackfill: opt.backfill = true; return kGoOn;
@@ -353,6 +373,7 @@ int cmd_simulate(int argc, char **argv) {
     report.skipped_records = trace.skipped;
     report.fabric = &f;
     report.job_model = describe(model, cluster);
+    report.bound_model = bound_model_name(model.bound_model);
     report.slowdown = opt.slowdown;
     report.backfill = opt.backfill;
     report.seeds = seeds;

@@ -17,6 +17,7 @@ struct SimReport {
     size_t skipped_records = 0;  // records without run time or size
     const morpheus::Fabric *fabric = nullptr;
     std::string job_model;  // describe(model, cluster)
+    std::string bound_model;  // bound_model_name(): independent or sensitivity
     morpheus::sim::SlowdownModel slowdown;
     bool backfill = false;
     size_t seeds = 1;

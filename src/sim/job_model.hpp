@@ -33,6 +33,11 @@ struct JobModel {
     double hot_fraction = 0.5;  // share of a job's memory that is hot; the rest is cold
     uint64_t default_bound_ns = 0;  // hot bound of most jobs; 0: the model's DefaultHotLatency
     double tight_share = 0.25;  // share of jobs that ask for tight_bound_ns instead
+    // Who asks for the tight bound. Independent: tight_share of the jobs drawn at random,
+    // whatever their sensitivity (honouring a bound can then only cost). Sensitivity: the most
+    // latency-sensitive jobs (the highest alpha classes, tight_share of them in all), as users
+    // who ask for a tight bound because their job needs it. The scheduler never sees the alpha.
+    enum class BoundModel { Independent, Sensitivity } bound_model = BoundModel::Independent;
     uint64_t tight_bound_ns = 250;
     uint64_t seed = 1;
     std::vector<SensitivityClass> sensitivity = kPondMix;  // drawn per job and seed
@@ -50,11 +55,23 @@ struct SimJob {
     int64_t runtime = 0;  // as in the trace, on local memory
     int64_t estimate = 0;  // the time limit: backfill plans with it, and a job still running then is killed
     double sensitivity = 0;  // alpha of the slowdown model for this job
+    bool tight = false;  // asked for the tight bound
     Request request;
+    // On an empty cluster, under the job's own terms (its bound hard or soft as declared), as
+    // the core decides (decide(): the most any policy could do while honouring the terms):
+    // apart: no placement at all: listed apart, the same for every policy, in no figure.
+    // in_bound: hot memory inside the bound fits (the tight jobs counted by TIGHT_IN).
+    bool apart = false, in_bound = false;
 };
 
-// One SimJob per trace job, in submit order, submit times shifted so the first is 0.
+// One SimJob per trace job, in submit order, submit times shifted so the first is 0; apart and
+// in_bound judged on `cluster` (judge_on_empty_cluster).
 std::vector<SimJob> model_jobs(const Trace &trace, const JobModel &model, const ClusterModel &cluster);
+
+// Sets each job's apart and in_bound on an empty `cluster` (a pool size changes them).
+void judge_on_empty_cluster(std::vector<SimJob> &jobs, const ClusterModel &cluster);
+
+const char *bound_model_name(JobModel::BoundModel m);
 
 // For people: "1 processor = 8 GPUs (1 node); memory 32G..512G/node log-uniform, 50% hot; ..."
 std::string describe(const JobModel &model, const ClusterModel &cluster);

@@ -11,10 +11,11 @@ std::unique_ptr<PlacementPolicy> make_morpheus_policy();
 std::unique_ptr<PlacementPolicy> make_first_fit_policy();
 std::unique_ptr<PlacementPolicy> make_tree_best_fit_policy();
 std::unique_ptr<PlacementPolicy> make_tree_nearest_policy(bool strict);
+std::unique_ptr<PlacementPolicy> make_spread_strict_policy();
 
 const std::vector<std::string> &policy_names() {
-    static const std::vector<std::string> names{"morpheus", "first-fit", "tree-best-fit", "tree-nearest",
-                                                "tree-nearest-strict"};
+    static const std::vector<std::string> names{"morpheus",     "first-fit",           "tree-best-fit",
+                                                "tree-nearest", "tree-nearest-strict", "spread-strict"};
     return names;
 }
 
@@ -24,6 +25,7 @@ std::unique_ptr<PlacementPolicy> make_policy(const std::string &name) {
     if (name == "tree-best-fit") return make_tree_best_fit_policy();
     if (name == "tree-nearest") return make_tree_nearest_policy(false);
     if (name == "tree-nearest-strict") return make_tree_nearest_policy(true);
+    if (name == "spread-strict") return make_spread_strict_policy();
     std::string known;
     for (const std::string &n : policy_names()) known += (known.empty() ? "" : ", ") + n;
     throw InputError("", "--policy", "unknown policy \"" + name + "\"", "use one of " + known);

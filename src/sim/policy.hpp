@@ -7,6 +7,9 @@
 //   tree-nearest   tree's nodes, hot memory from the nearest blades with room, inside the bound
 //                  when some choice of tree's allows it, else out of bound (best effort)
 //   tree-nearest-strict  the same, but waits until the bound can be met
+//   spread-strict  tree-nearest-strict, and when no choice of tree's has hot memory inside the
+//                  bound, spread over the pods with the most room inside it (morpheus without
+//                  its scoring, so that the scoring's own value shows)
 // Every policy's memory goes through the same Ledger, so conservation is checked the same way.
 #pragma once
 #include <memory>

@@ -30,20 +30,26 @@ Summary summarize(const SimResult &r) {
     s.policy = r.policy;
     s.jobs = r.jobs.size();
     s.violations = r.violations.size();
+    s.moves = r.moves;
     std::vector<double> waits, slowdowns, stretches, latencies;
     std::vector<std::pair<uint32_t, double>> size_wait;  // nodes, wait
     size_t within = 0;
-    double useful = 0;
+    double useful = 0, tight_run = 0, tight_in = 0;
     for (const JobOutcome &j : r.jobs) {
-        if (j.rejected) {
-            ++s.rejected;
+        if (j.apart) {
+            ++s.apart;
             continue;
         }
-        if (j.start < 0) continue;
-        ++s.ran;
-        s.spread += j.pods > 1;
-        useful += static_cast<double>(j.gpus) * static_cast<double>(j.base_runtime);
-        double wait = static_cast<double>(j.start - j.submit);
+        s.tight_jobs += j.tight && j.in_bound_possible;
+        if (j.refused)
+            ++s.refused;
+        else if (j.start < 0)
+            continue;
+        else
+            ++s.ran;
+        // A refused job is charged: it waited to the end of the replay, then ran as logged.
+        const double wait = static_cast<double>(j.refused ? r.last_end - j.submit : j.start - j.submit);
+        const double runtime = static_cast<double>(j.refused ? j.base_runtime : j.runtime);
         waits.push_back(wait);
         size_wait.push_back({j.nodes, wait});
         s.killed += j.killed;
@@ -56,8 +62,15 @@ Summary summarize(const SimResult &r) {
                 ++c.jobs;
                 break;
             }
-        slowdowns.push_back(std::max(1.0, (wait + static_cast<double>(j.runtime)) /
-                                              std::max(static_cast<double>(j.base_runtime), kSlowdownFloor)));
+        slowdowns.push_back(
+            std::max(1.0, (wait + runtime) / std::max(static_cast<double>(j.base_runtime), kSlowdownFloor)));
+        if (j.refused) continue;
+        s.spread += j.pods > 1;
+        useful += static_cast<double>(j.gpus) * static_cast<double>(j.base_runtime);
+        if (j.tight && j.in_bound_possible) {
+            tight_run += static_cast<double>(j.runtime);
+            tight_in += static_cast<double>(j.in_bound_s);
+        }
         stretches.push_back(static_cast<double>(j.runtime) / static_cast<double>(std::max<int64_t>(1, j.base_runtime)));
         if (j.hot_bytes) {
             latencies.push_back(j.hot_latency_ns);
@@ -90,6 +103,7 @@ Summary summarize(const SimResult &r) {
     s.hot_jobs = latencies.size();
     s.hot_latency_mean_ns = mean(latencies);
     s.hot_latency_p95_ns = p95(latencies);
+    s.tight_in_bound = tight_run > 0 ? tight_in / tight_run : 0;
     s.within_bound = latencies.empty() ? 0 : static_cast<double>(within) / static_cast<double>(latencies.size());
     return s;
 }
@@ -99,7 +113,7 @@ void common_jobs(const std::vector<const SimResult *> &runs, std::vector<Summary
     const size_t n = runs.front()->jobs.size();
     std::vector<uint8_t> all(n, 1);
     for (const SimResult *r : runs)
-        for (size_t i = 0; i < n && i < r->jobs.size(); ++i) all[i] &= r->jobs[i].start >= 0 && !r->jobs[i].rejected;
+        for (size_t i = 0; i < n && i < r->jobs.size(); ++i) all[i] &= r->jobs[i].start >= 0;
     for (size_t k = 0; k < runs.size(); ++k) {
         std::vector<double> waits, slowdowns;
         for (size_t i = 0; i < n; ++i) {

@@ -20,9 +20,11 @@ struct SizeClass {
 
 struct Summary {
     std::string policy;
-    // rejected: failed, never placeable even on an empty cluster (the workload stays the same
-    // for every policy and pool size; these count here instead of being removed).
-    size_t jobs = 0, ran = 0, rejected = 0, spread = 0;  // spread: over several pods
+    // apart: jobs the cluster can never run under their own terms, the same for every policy,
+    // in no other figure. refused: jobs this policy turned away though their terms allow a
+    // placement: charged in every wait and slowdown figure as having waited from submission to
+    // the end of the replay and run then as logged (a policy that refuses work is not better).
+    size_t jobs = 0, ran = 0, apart = 0, refused = 0, spread = 0;  // spread: over several pods
     size_t killed = 0;  // ended at their time limit, stretched past it
     double wait_max_s = 0;
     double large_wait_max_s = 0;  // the largest 10% of the jobs that ran (by nodes): their longest wait
@@ -39,7 +41,12 @@ struct Summary {
     size_t hot_jobs = 0;
     double hot_latency_mean_ns = 0, hot_latency_p95_ns = 0;  // per job, bytes-weighted
     double within_bound = 0;  // share of hot jobs with all hot memory inside their bound
+    // Tight-bound jobs that can have their hot memory inside the bound (SimJob::in_bound): the
+    // share of their run time (as run, over those that ran) with every hot byte inside it.
+    size_t tight_jobs = 0;
+    double tight_in_bound = 0;
     size_t violations = 0;
+    size_t moves = 0;  // moves of hot memory inside the bound, finished
     // Over the jobs that every compared policy ran (see common_jobs): a policy that fails the
     // hardest jobs must not look better for it.
     size_t common_jobs = 0;

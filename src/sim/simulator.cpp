@@ -85,6 +85,8 @@ public:
             r_.jobs[i].id = jobs_[i].id;
             r_.jobs[i].submit = jobs_[i].submit;
             r_.jobs[i].base_runtime = jobs_[i].runtime;
+            r_.jobs[i].tight = jobs_[i].tight && jobs_[i].request.hot_per_node;
+            r_.jobs[i].in_bound_possible = jobs_[i].in_bound;
         }
         seq_ = seq;
         if (!jobs_.empty()) {
@@ -108,13 +110,19 @@ public:
                 } else if (e.kind == EventKind::MoveDone) {
                     finish_move_of(e.job, t);
                 } else if (e.kind == EventKind::Arrival) {
+                    if (jobs_[e.job].apart) {
+                        r_.jobs[e.job].apart = true;
+                        continue;
+                    }
                     Allocation probe;
                     // Under a soft bound the job runs beyond it one day: judged as lapsed.
                     Request ever = jobs_[e.job].request;
                     ever.bound_lapsed =
                         policy_.soft_bounds_and_moves() && wait_ends(model_, ever, jobs_[e.job].submit) != INT64_MAX;
                     if (!policy_.place(model_, empty, ever, all_free, probe)) {
-                        r_.jobs[e.job].rejected = true;  // would wait forever: it failed
+                        JobOutcome &o = r_.jobs[e.job];
+                        o.refused = true;  // would wait forever: charged (run_summary.hpp)
+                        o.nodes = nodes_needed(model_, ever, 0);  // its size class
                     } else {
                         queue_.push_back(e.job);
                         const int64_t wake = policy_.soft_bounds_and_moves()
@@ -131,7 +139,7 @@ public:
         r_.last_end = now_;
         sample_at(now_);
         for (const JobOutcome &j : r_.jobs)
-            if (!j.rejected && (j.starts != 1 || j.ends != 1))
+            if (!j.apart && !j.refused && (j.starts != 1 || j.ends != 1))
                 violation("job " + std::to_string(j.id) + " started " + std::to_string(j.starts) + " and ended " +
                           std::to_string(j.ends) + " times");
         return std::move(r_);

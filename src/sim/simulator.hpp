@@ -33,7 +33,12 @@ struct JobOutcome {
     uint64_t id = 0;
     int64_t submit = 0, start = -1, end = -1;
     int64_t base_runtime = 0, runtime = 0;  // as logged; as run (stretched)
-    bool rejected = false;  // failed: the policy could not place it even on an empty cluster
+    // apart: the cluster can never run it under its own terms (SimJob::apart), the same for
+    // every policy: in no figure. refused: this policy could not place it even on an empty
+    // cluster though the job's terms allow one: it never runs, and is charged as having waited
+    // to the end of the replay (run_summary.hpp), so refusing is never free.
+    bool apart = false, refused = false;
+    bool tight = false, in_bound_possible = false;  // SimJob's tight (with hot memory) and in_bound
     bool killed = false;  // ran (stretched) past its time limit and was ended there
     uint32_t starts = 0, ends = 0;  // conservation: each exactly once for a job that ran
     uint32_t nodes = 0, gpus = 0, pods = 0;

@@ -9,8 +9,9 @@ golden "$DATA/sim/small.expected"
 
 run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --json
 P="d['pool_sizes'][0]['policies']"
-[ "$(json_field "sorted(set(p['ran'] + p['failed'] for p in $P))")" = "[11.0]" ] || { echo "FAIL: every policy has the same 11 jobs, ran or failed"; failures=$((failures+1)); }
-[ "$(json_field "[p['policy'] for p in $P if p['failed']]")" = "['morpheus', 'tree-nearest-strict']" ] || { echo "FAIL: only the bound-keeping policies fail the out-of-bound job"; failures=$((failures+1)); }
+[ "$(json_field "sorted(set(p['ran'] + p['refused'] + p['apart'] for p in $P))")" = "[11.0]" ] || { echo "FAIL: every policy has the same 11 jobs, ran, refused or apart"; failures=$((failures+1)); }
+[ "$(json_field "sorted(set(p['apart'] for p in $P))")" = "[1.0]" ] || { echo "FAIL: the job no placement can hold in its hard bound is apart for every policy alike"; failures=$((failures+1)); }
+[ "$(json_field "d['bound_model']")" = independent ] || { echo "FAIL: the bound is independent of sensitivity by default"; failures=$((failures+1)); }
 [ "$(json_field "$P[0]['hot_within_bound']")" = 1.0 ] || { echo "FAIL: morpheus keeps hot memory in bound"; failures=$((failures+1)); }
 [ "$(json_field "$P[1]['hot_within_bound'] < 1")" = True ] || { echo "FAIL: first-fit leaves the bound"; failures=$((failures+1)); }
 [ "$(json_field "sum(p['violations'] for p in $P) == 0")" = True ] || { echo "FAIL: conservation"; failures=$((failures+1)); }
@@ -28,7 +29,7 @@ run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --json --seeds 3 --pool-sizes 
 mkdir -p "$WORK/jobs"
 run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --json --policy morpheus --jobs "$WORK/jobs"
 csv="$WORK/jobs/morpheus-s1-x1.00.csv"
-[ "$(python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); b=[float(x['bounded_slowdown']) for x in r if x['failed']=='0']; print(len(r), abs(sum(b)/len(b) - $(json_field "d['pool_sizes'][0]['policies'][0]['bounded_slowdown_mean']")) < 1e-3)" "$csv" 2>&1)" = "11 True" ] || { echo "FAIL: --jobs rows and their bounded slowdowns"; failures=$((failures+1)); }
+[ "$(python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); b=[float(x['bounded_slowdown']) for x in r if x['apart']=='0']; print(len(r), abs(sum(b)/len(b) - $(json_field "d['pool_sizes'][0]['policies'][0]['bounded_slowdown_mean']")) < 1e-3)" "$csv" 2>&1)" = "11 True" ] || { echo "FAIL: --jobs rows and their bounded slowdowns"; failures=$((failures+1)); }
 run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --policy morpheus --jobs "$WORK/no/such/dir"
 contains "$WORK/err" "morpheus-s1-x1.00.csv: cannot write"
 
@@ -50,6 +51,13 @@ run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --policy morpheus,best-fit
 contains "$WORK/err" "unknown policy \"best-fit\""
 run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --plot "$WORK/u.pdf"
 contains "$WORK/err" "neither .svg nor .png"
+# Soft bounds let every job run: nothing apart; the strict baselines are charged for refusing.
+run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --json --hot-wait 0 --bound-model sensitivity
+[ "$(json_field "sorted(set(p['apart'] for p in $P))")" = "[0.0]" ] || { echo "FAIL: a soft bound is never apart"; failures=$((failures+1)); }
+[ "$(json_field "[p['policy'] for p in $P if p['refused']]")" = "['tree-nearest-strict', 'spread-strict']" ] || { echo "FAIL: only the strict baselines refuse the job no pod holds in bound"; failures=$((failures+1)); }
+[ "$(json_field "d['bound_model']")" = sensitivity ] || { echo "FAIL: --bound-model sensitivity"; failures=$((failures+1)); }
+run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --bound-model random
+contains "$WORK/err" "unknown bound model \"random\""
 run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --scheduler sjf
 contains "$WORK/err" "unknown scheduler \"sjf\""
 run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --pool-sizes 1,x

@@ -122,7 +122,7 @@ void every_job_starts_once_and_nothing_goes_over_capacity(void **) {
             size_t ran = 0;
             for (size_t i = 0; i < jobs.size(); ++i) {
                 const JobOutcome &o = r.jobs[i];
-                if (o.rejected) continue;
+                if (o.apart || o.refused) continue;
                 ++ran;
                 assert_int_equal(o.starts, 1);
                 assert_int_equal(o.ends, 1);
@@ -219,42 +219,99 @@ void tree_best_fit_keeps_a_job_in_one_pod(void **) {
     assert_int_equal(run(m, "morpheus", jobs).jobs[1].pods, 1);
 }
 
-void a_job_no_policy_can_place_fails_for_all(void **) {
+// 2 x 300G hot within 200ns under a hard bound: no pod has that much near memory, and 600G is
+// more than both blades' DRAM (512G) anyway. The cluster can never run it under its terms: it
+// is listed apart, the same for every policy, and counts in no figure.
+void a_job_the_cluster_can_never_run_is_apart_for_all(void **) {
     ClusterModel m = tiny();
-    // 300G hot per node within 200ns: no pod has that much near memory; the baselines ignore
-    // the bound but 2 x 300G is still more than both blades' DRAM (512G).
     std::vector<SimJob> jobs{job(1, 0, 100, 2, 300 * kGiB, 200), job(2, 0, 100, 1)};
-    for (const std::string &policy : policy_names()) {
-        SimResult r = run(m, policy, jobs);
-        assert_true(r.jobs[0].rejected);
-        assert_int_equal(r.jobs[1].start, 0);
-    }
-}
-
-// 300G hot on one node within 200ns: no blade near either pod has 300G (morpheus never places
-// it); the baselines stripe it over both blades regardless of latency. The workload is the same
-// for every policy: the job counts as failed for morpheus, it is not removed.
-void a_never_placeable_job_counts_as_failed(void **) {
-    ClusterModel m = tiny();
-    std::vector<SimJob> jobs{job(1, 0, 100, 1, 300 * kGiB, 200), job(2, 0, 100, 1, 64 * kGiB)};
+    judge_on_empty_cluster(jobs, m);
+    assert_true(jobs[0].apart && !jobs[1].apart);
     for (const std::string &policy : policy_names()) {
         SimResult r = run(m, policy, jobs);
         Summary s = summarize(r);
-        assert_int_equal(r.jobs.size(), 2);
-        assert_int_equal(s.jobs, 2);
-        const bool keeps_bound = policy == "morpheus" || policy == "tree-nearest-strict";
-        assert_int_equal(s.rejected, keeps_bound ? 1 : 0);
-        assert_int_equal(s.ran, keeps_bound ? 1 : 2);
+        assert_true(r.jobs[0].apart && !r.jobs[0].refused);
         assert_int_equal(r.jobs[1].start, 0);
+        assert_int_equal(s.apart, 1);
+        assert_int_equal(s.refused, 0);
+        assert_int_equal(s.ran, 1);
+        assert_true(s.bounded_slowdown == 1.0);  // job 2 alone: no wait, run as logged
     }
-    // Over the jobs every policy ran: job 2 only, for morpheus and first-fit
-    // alike, though first-fit ran job 1 too.
-    SimResult mo = run(m, "morpheus", jobs), ff = run(m, "first-fit", jobs);
-    Summary sm = summarize(mo), sf = summarize(ff);
-    common_jobs({&mo, &ff}, {&sm, &sf});
+}
+
+// 300G hot on one node within 200ns, with a soft bound (no wait): no blade near either pod has
+// 300G, but the job's terms allow memory beyond the bound, so it is not apart. morpheus runs it
+// beyond once the wait is over; the strict baselines can never place it: refused, and charged
+// as having waited to the end of the replay (t=100, when job 2 ends) and then run as logged:
+// BSLD (100 + 100) / 100 = 2 for it, 1 for job 2. Refusing is never free.
+void a_refused_job_is_charged_to_the_end_of_the_replay(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> jobs{job(1, 0, 100, 1, 300 * kGiB, 200), job(2, 0, 100, 1, 64 * kGiB)};
+    jobs[0].request.hot_wait_s = kHotWaitNone;
+    judge_on_empty_cluster(jobs, m);
+    assert_true(!jobs[0].apart && !jobs[0].in_bound);
+    for (const std::string &policy : policy_names()) {
+        SimResult r = run(m, policy, jobs);
+        Summary s = summarize(r);
+        assert_int_equal(s.jobs, 2);
+        assert_int_equal(s.apart, 0);
+        assert_int_equal(r.jobs[1].start, 0);
+        const bool strict = policy == "tree-nearest-strict" || policy == "spread-strict";
+        assert_int_equal(s.refused, strict ? 1 : 0);
+        assert_int_equal(s.ran, strict ? 1 : 2);
+        if (strict) {
+            assert_true(r.jobs[0].refused);
+            assert_true(std::fabs(s.bounded_slowdown - 1.5) < 1e-9);
+            assert_true(s.wait_max_s == 100.0);
+        }
+    }
+    // Over the jobs every policy ran: job 2 only (under morpheus its memory may lie beyond
+    // the near blade job 1 filled, so only the strict run's figure is known exactly).
+    SimResult mo = run(m, "morpheus", jobs), st = run(m, "tree-nearest-strict", jobs);
+    Summary sm = summarize(mo), ss = summarize(st);
+    common_jobs({&mo, &st}, {&sm, &ss});
     assert_int_equal(sm.common_jobs, 1);
-    assert_int_equal(sf.common_jobs, 1);
-    assert_true(sm.common_bounded_slowdown == 1.0 && sf.common_bounded_slowdown == 1.0);  // no wait, 100 s as logged
+    assert_int_equal(ss.common_jobs, 1);
+    assert_true(ss.common_bounded_slowdown == 1.0 && sm.common_bounded_slowdown >= 1.0);
+}
+
+// Two nodes with 200G hot each within 200ns: each pod's near blade holds 256G, so no single pod
+// can take the job in bound. tree-nearest-strict only spreads when no single pod has the nodes,
+// so it refuses it; spread-strict spreads it, one node per pod, each on its own near blade.
+void spread_strict_spreads_where_one_pod_lacks_near_memory(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> jobs{job(1, 0, 100, 2, 200 * kGiB, 200)};
+    judge_on_empty_cluster(jobs, m);
+    assert_true(jobs[0].in_bound && !jobs[0].apart);
+    SimResult sp = run(m, "spread-strict", jobs), tr = run(m, "tree-nearest-strict", jobs);
+    assert_int_equal(sp.jobs[0].start, 0);
+    assert_int_equal(sp.jobs[0].pods, 2);
+    assert_true(sp.jobs[0].within_bound);
+    assert_true(tr.jobs[0].refused);
+}
+
+// The bound following sensitivity: tight_share 0.25 is exactly the weight of the most sensitive
+// class (alpha 0.35), so the tight jobs are those and only those; independent: any class.
+void the_bound_model_decides_who_asks_for_the_tight_bound(void **) {
+    ClusterModel m = tiny();
+    Trace t;
+    for (uint64_t i = 1; i <= 400; ++i) t.jobs.push_back({i, static_cast<int64_t>(i), 100, 1, -1, 0});
+    JobModel follows;
+    follows.bound_model = JobModel::BoundModel::Sensitivity;
+    size_t tight = 0, tight_insensitive = 0;
+    for (const SimJob &j : model_jobs(t, follows, m)) {
+        assert_true(j.tight == (j.sensitivity == 0.35));
+        assert_true(j.request.hot_latency_ns == (j.tight ? follows.tight_bound_ns : follows.default_bound_ns));
+        tight += j.tight;
+    }
+    assert_true(tight > 60 && tight < 140);  // about a quarter of 400
+    tight = 0;
+    for (const SimJob &j : model_jobs(t, JobModel{}, m)) {
+        tight += j.tight;
+        tight_insensitive += j.tight && j.sensitivity < 0.35;
+    }
+    assert_true(tight > 60 && tight < 140);
+    assert_true(tight_insensitive > 20);  // at random: most tight jobs are not the most sensitive
 }
 
 // Slurm ends a job at its time limit: first-fit's far memory stretches 1000 s to 1400 s, past a
@@ -395,8 +452,10 @@ int main() {
         cmocka_unit_test(tree_best_fit_keeps_a_job_in_one_pod),
         cmocka_unit_test(slack_order_leaves_near_memory_to_tight_jobs),
         cmocka_unit_test(tree_nearest_takes_the_nearest_blade_and_strict_waits_for_the_bound),
-        cmocka_unit_test(a_job_no_policy_can_place_fails_for_all),
-        cmocka_unit_test(a_never_placeable_job_counts_as_failed),
+        cmocka_unit_test(a_job_the_cluster_can_never_run_is_apart_for_all),
+        cmocka_unit_test(a_refused_job_is_charged_to_the_end_of_the_replay),
+        cmocka_unit_test(spread_strict_spreads_where_one_pod_lacks_near_memory),
+        cmocka_unit_test(the_bound_model_decides_who_asks_for_the_tight_bound),
         cmocka_unit_test(a_job_is_killed_at_its_time_limit),
         cmocka_unit_test(backfill_reserves_the_heads_memory),
         cmocka_unit_test(intervals_use_the_t_distribution),

@@ -52,6 +52,36 @@ static void a_soft_bound_lapses_after_its_wait_or_when_waiting_buys_nothing(void
     assert_int_equal(wait_ends(m, r, 1000), INT64_MAX);
 }
 
+// Expected completion (HotWaitShare): the wait ends after the declared wait or that share of
+// the job's time limit, whichever comes first; without a time limit, the declared wait only.
+static void a_soft_wait_ends_by_the_share_of_the_time_limit(void **) {
+    Config c = parse_config("FabricFile=f.json\nInventoryFile=i.json\nHotWaitShare=0.1\n", "morpheus.conf");
+    assert_true(c.placement.hot_wait_share == 0.1);
+    Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
+    Inventory inv = read_inventory(top_srcdir("etc/inventory.json"), f);
+    ClusterModel m(std::move(f), std::move(inv), c.placement);
+    Request r = hot(1, 64ULL << 30, 250);
+    r.hot_wait_s = 3600;
+    assert_int_equal(wait_ends(m, r, 1000), 1000 + 3600);  // no time limit known
+    r.time_limit_s = 6000;  // 100 minutes: waits 10 at most
+    assert_int_equal(wait_ends(m, r, 1000), 1000 + 600);
+    assert_false(bound_lapsed(m, r, 1000, 1599));
+    assert_true(bound_lapsed(m, r, 1000, 1600));
+    r.time_limit_s = 48 * 3600;  // a long job: its declared hour is the shorter
+    assert_int_equal(wait_ends(m, r, 1000), 1000 + 3600);
+    r.hot_wait_s = kHotWaitHard;  // a hard bound never lapses, whatever the limit
+    assert_int_equal(wait_ends(m, r, 1000), INT64_MAX);
+    for (const char *bad : {"HotWaitShare=-1", "HotWaitShare=x", "HotWaitShare=11"}) {
+        try {
+            parse_config(std::string("FabricFile=f.json\nInventoryFile=i.json\n") + bad + "\n", "morpheus.conf");
+            fail_msg("%s accepted", bad);
+        } catch (const InputError &e) {
+            assert_non_null(std::strstr(e.what(), "line 3"));
+            assert_non_null(std::strstr(e.what(), "HotWaitShare"));
+        }
+    }
+}
+
 static void site_limits_and_defaults_come_from_morpheus_conf(void **) {
     Config c = parse_config(
         "FabricFile=f.json\nInventoryFile=i.json\nDefaultHotWait=5\nMaxHotWait=1:00:00\nMaxMoves=3\n", "morpheus.conf");
@@ -223,6 +253,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(waits_parse_as_slurm_times),
         cmocka_unit_test(a_soft_bound_lapses_after_its_wait_or_when_waiting_buys_nothing),
+        cmocka_unit_test(a_soft_wait_ends_by_the_share_of_the_time_limit),
         cmocka_unit_test(site_limits_and_defaults_come_from_morpheus_conf),
         cmocka_unit_test(a_lapsed_bound_takes_the_nearest_memory_beyond_it),
         cmocka_unit_test(a_move_holds_both_regions_until_it_is_done),

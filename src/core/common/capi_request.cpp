@@ -19,6 +19,7 @@ Request to_request(const morpheus_request_t *r) {
     q.hot_latency_ns = r->hot_latency_ns;
     q.cold_per_node = r->cold_per_node;
     q.hot_wait_s = r->hot_wait_s;
+    q.time_limit_s = r->time_limit_s;
     if (q.nodes == 0 && q.gpus == 0) q.nodes = 1;
     return q;
 }

@@ -22,6 +22,9 @@ struct Request {
     // Set by the caller (soft_bound.hpp) when the wait is over: decide() and reserve then take
     // hot memory beyond the bound when none is free inside it. What the job declared stays.
     bool bound_lapsed = false;
+    // The job's time limit in seconds (0: none known): what the expected-completion rule of a
+    // soft bound weighs the wait against (soft_bound.hpp, morpheus.conf HotWaitShare).
+    int64_t time_limit_s = 0;
 
     bool wants_memory() const { return hot_per_node > 0 || cold_per_node > 0; }
 };

@@ -37,6 +37,11 @@ struct PlacementSettings {
     // the longest soft wait a job may ask (a hard bound stays available).
     int64_t default_hot_wait_s = -1;  // kHotWaitHard
     int64_t max_hot_wait_s = 365 * 86400;
+    // The expected-completion rule (HotWaitShare): a soft bound's wait ends, at the latest,
+    // after this share of the job's time limit, since waiting longer for near memory would
+    // cost more than running the whole job on farther memory could (a job that started far
+    // is moved inside its bound once memory there frees). 0: the declared wait only.
+    double hot_wait_share = 0;
     // Hot memory moved closer when memory inside a running job's bound frees (MaxMoves): at
     // most this many moves under way at once, each one holding both regions until the job's
     // node reports its pages moved; 0: never move.

@@ -93,6 +93,13 @@ Config parse_config(const std::string &text, const std::string &name) {
                     c.placement.max_hot_wait_s = kMaxHotWaitS;
                 else
                     c.placement.max_hot_wait_s = wait == kHotWaitNone ? 0 : wait;
+            } else if (k == "hotwaitshare") {
+                char *end = nullptr;
+                double v = std::strtod(value.c_str(), &end);
+                if (*end || !(v >= 0 && v <= 10))
+                    throw InputError(name, where, key + "=" + value + " is not a share of the time limit",
+                                     "give a number from 0 to 10, e.g. HotWaitShare=0.1 (0: the declared wait only)");
+                c.placement.hot_wait_share = v;
             } else if (k == "maxmoves") {
                 char *end = nullptr;
                 long v = std::strtol(value.c_str(), &end, 10);

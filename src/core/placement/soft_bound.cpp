@@ -1,6 +1,8 @@
 // Soft bounds: the wait a job has and when it is over.
 #include "soft_bound.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace morpheus {
@@ -21,7 +23,12 @@ std::string wait_refusal(const ClusterModel &model, const Request &req) {
 int64_t wait_ends(const ClusterModel &model, const Request &req, int64_t since) {
     const int64_t wait = hot_wait(model, req);
     if (wait == kHotWaitHard || !req.hot_per_node) return INT64_MAX;
-    return since + (wait == kHotWaitNone ? 0 : wait);
+    int64_t seconds = wait == kHotWaitNone ? 0 : wait;
+    // Expected completion: never wait longer than running beyond the bound could cost.
+    const double share = model.settings().hot_wait_share;
+    if (share > 0 && req.time_limit_s > 0)
+        seconds = std::min<int64_t>(seconds, std::llround(share * static_cast<double>(req.time_limit_s)));
+    return since + seconds;
 }
 
 bool bound_lapsed(const ClusterModel &model, const Request &req, int64_t since, int64_t now, int64_t in_bound_start) {

@@ -28,7 +28,8 @@ bool bound_lapsed(const ClusterModel &model, const Request &req, int64_t since, 
                   int64_t in_bound_start = -1);
 
 // When the wait of a job waiting since `since` ends (INT64_MAX for a hard bound): the time at
-// which something must look at the job again even if nothing else changed.
+// which something must look at the job again even if nothing else changed. The declared wait,
+// cut to HotWaitShare x the job's time limit when both are set (expected completion).
 int64_t wait_ends(const ClusterModel &model, const Request &req, int64_t since);
 
 }  // namespace morpheus
