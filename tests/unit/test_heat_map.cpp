@@ -142,13 +142,15 @@ static void windows_are_bounded(void **) {
     s.window_s = 100;
     HeatMap h(x.fabric, x.table, s);
     const uint32_t n = x.node("gpu101");
-    assert_int_equal(h.window_bytes() < 4096, 1);  // nothing but the node table before any report
+    const size_t empty = h.window_bytes();  // the node table alone before any report
+    assert_true(empty < 4096);
     for (int i = 0; i < 8; ++i) h.report(n, x.blade1, i < 4 ? 900 : 300, kT0 + i);
     HeatCell c = h.cell(x.pod1, x.blade1, kT0 + 8);
     assert_int_equal(c.count, 4);
     assert_int_equal(c.p99, 300);  // the four 900s left the ring
+    // One window of 4 samples: the node's other blades have none.
     size_t one_node = h.window_bytes();
-    assert_true(one_node < 4096 + x.fabric.blades.size() * (4 * 8 + 16));
+    assert_true(one_node - empty <= 4 * 8 + 64);
 
     // Age: a sample more than window_s before the newest leaves the figure.
     h.report(n, x.blade1, 250, kT0 + 150);
@@ -186,6 +188,26 @@ static void windows_are_bounded(void **) {
     assert_int_equal(static_cast<int>(island.report(0, 0, 30, kT0)), static_cast<int>(HeatReport::Accepted));
     assert_true(island.settle(kT0));
     assert_int_equal(island.published(0, 0), 30);
+}
+
+// A node's windows are kept per blade it reports, in any order; the others stay unmeasured.
+static void windows_only_for_reported_blades(void **) {
+    Example x;
+    HeatMap h(x.fabric, x.table, settings());
+    const uint32_t n = x.node("gpu102");
+    const uint32_t blades[] = {4, 0, 7, 2, 0, 4};
+    for (size_t i = 0; i < 6; ++i) h.report(n, blades[i], 1000 + 100 * blades[i] + i, kT0);
+    assert_int_equal(h.cell(x.pod1, 0, kT0).p99, 1004);
+    assert_int_equal(h.cell(x.pod1, 0, kT0).count, 2);
+    assert_int_equal(h.cell(x.pod1, 2, kT0).p99, 1203);
+    assert_int_equal(h.cell(x.pod1, 4, kT0).p50, 1400);
+    assert_int_equal(h.cell(x.pod1, 7, kT0).p99, 1702);
+    assert_false(h.cell(x.pod1, 1, kT0).fresh);
+    assert_true(h.settle(kT0));
+    assert_int_equal(h.published(x.pod1, 7), 1702);
+    assert_int_equal(h.published(x.pod1, 1), 0);
+    // Other pods' cells are their own nodes' business.
+    assert_int_equal(h.published(static_cast<uint32_t>(x.fabric.pod_index("pod2")), 7), 0);
 }
 
 // p50 follows the bulk of a window, p99 its tail; HeatMapFigure chooses what is published.
@@ -255,6 +277,7 @@ int main(void) {
         cmocka_unit_test(stale_cell_falls_back_to_static),
         cmocka_unit_test(hysteresis_needs_rounds_and_threshold),
         cmocka_unit_test(windows_are_bounded),
+        cmocka_unit_test(windows_only_for_reported_blades),
         cmocka_unit_test(p50_against_p99),
         cmocka_unit_test(model_with_live_latency),
         cmocka_unit_test(layout_survives_reload),

@@ -100,14 +100,18 @@ HeatReport HeatMap::report(uint32_t node, uint32_t blade, uint64_t latency_ns, i
     if (static_[size_t(node_pod_[node]) * blades_ + blade] == kUnreachable) return HeatReport::NoPath;
     const uint32_t n = settings_.samples;
     NodeWindows &nw = nodes_[node];
-    if (nw.windows.empty()) {
-        nw.windows.resize(blades_);
-        nw.samples.resize(size_t(blades_) * n);
+    int k = slot(nw, blade);
+    if (k < 0) {  // the node's first report of this blade
+        auto at = std::lower_bound(nw.blades.begin(), nw.blades.end(), blade);
+        k = static_cast<int>(at - nw.blades.begin());
+        nw.blades.insert(at, blade);
+        nw.windows.insert(nw.windows.begin() + k, Window{});
+        nw.samples.insert(nw.samples.begin() + std::ptrdiff_t(k) * n, n, Sample{0, 0});
     }
-    Window &w = nw.windows[blade];
+    Window &w = nw.windows[size_t(k)];
     const uint32_t at = static_cast<uint32_t>(now);
     if (w.stored && int64_t(at) + settings_.window_s < int64_t(w.newest)) return HeatReport::TooOld;
-    Sample *ring = &nw.samples[size_t(blade) * n];
+    Sample *ring = &nw.samples[size_t(k) * n];
     const Sample s{static_cast<uint32_t>(latency_ns), at};
     if (w.stored < n) {
         ring[(w.head + w.stored) % n] = s;
@@ -119,6 +123,11 @@ HeatReport HeatMap::report(uint32_t node, uint32_t blade, uint64_t latency_ns, i
     w.newest = w.stored == 1 ? at : std::max(w.newest, at);
     refigure(w, ring);
     return HeatReport::Accepted;
+}
+
+int HeatMap::slot(const NodeWindows &nw, uint32_t blade) {
+    auto at = std::lower_bound(nw.blades.begin(), nw.blades.end(), blade);
+    return at != nw.blades.end() && *at == blade ? static_cast<int>(at - nw.blades.begin()) : -1;
 }
 
 void HeatMap::refigure(Window &w, const Sample *ring) const {
@@ -139,20 +148,13 @@ bool HeatMap::fresh(const Window &w, int64_t now) const {
 }
 
 HeatCell HeatMap::cell(uint32_t pod, uint32_t blade, int64_t now) const {
-    std::vector<uint32_t> p50, p99;
-    return measure(pod, blade, now, p50, p99);
-}
-
-HeatCell HeatMap::measure(uint32_t pod, uint32_t blade, int64_t now, std::vector<uint32_t> &p50,
-                          std::vector<uint32_t> &p99) const {
     HeatCell c;
-    p50.clear();
-    p99.clear();
+    std::vector<uint32_t> p50, p99;
     for (uint32_t node = pod_first_[pod]; node < pod_first_[pod] + pod_nodes_[pod]; ++node) {
         const NodeWindows &nw = nodes_[node];
-        if (nw.windows.empty()) continue;
-        const Window &w = nw.windows[blade];
-        if (!w.stored) continue;
+        const int k = slot(nw, blade);
+        if (k < 0) continue;
+        const Window &w = nw.windows[size_t(k)];
         int64_t age = std::max<int64_t>(0, now - int64_t(w.newest));
         c.age_s = c.age_s < 0 ? age : std::min(c.age_s, age);
         if (!fresh(w, now)) continue;
@@ -169,41 +171,64 @@ HeatCell HeatMap::measure(uint32_t pod, uint32_t blade, int64_t now, std::vector
     return c;
 }
 
+// Per pod, the fresh windows of its nodes, grouped by blade: the work follows the windows
+// that exist (nodes x blades they probe), not pods x blades x nodes.
 bool HeatMap::settle(int64_t now) {
     bool changed = false;
-    std::vector<uint32_t> p50, p99;
-    for (uint32_t p = 0; p < pod_first_.size(); ++p)
-        for (uint32_t b = 0; b < blades_; ++b) {
-            const size_t i = size_t(p) * blades_ + b;
-            const uint32_t prior = static_[i];
-            if (prior == kUnreachable) continue;
-            const HeatCell c = measure(p, b, now, p50, p99);
-            if (!c.fresh) {  // no data to trust: the static value, at once
-                streak_[i] = 0;
-                if (published_[i]) {
-                    published_[i] = 0;
-                    changed = true;
-                }
-                continue;
-            }
-            const uint32_t current = published_[i] ? published_[i] : prior;
-            const uint32_t measured = figure(c);
-            if (std::fabs(double(measured) - double(current)) <= settings_.hysteresis * double(current)) {
-                streak_[i] = 0;
-                continue;
-            }
-            if (++streak_[i] < settings_.rounds) continue;
-            streak_[i] = 0;
-            published_[i] = measured == prior ? 0 : measured;
-            changed = true;
+    std::vector<std::pair<uint32_t, uint32_t>> figures;  // (blade, a node's figure)
+    std::vector<uint8_t> measured(blades_);
+    for (uint32_t p = 0; p < pod_first_.size(); ++p) {
+        figures.clear();
+        for (uint32_t node = pod_first_[p]; node < pod_first_[p] + pod_nodes_[p]; ++node) {
+            const NodeWindows &nw = nodes_[node];
+            for (size_t k = 0; k < nw.blades.size(); ++k)
+                if (fresh(nw.windows[k], now))
+                    figures.emplace_back(nw.blades[k],
+                                         settings_.figure == HeatFigure::P50 ? nw.windows[k].p50 : nw.windows[k].p99);
         }
+        std::sort(figures.begin(), figures.end());
+        std::fill(measured.begin(), measured.end(), 0);
+        for (size_t a = 0; a < figures.size();) {
+            size_t b = a;
+            while (b < figures.size() && figures[b].first == figures[a].first) ++b;
+            const uint32_t blade = figures[a].first;
+            const size_t i = size_t(p) * blades_ + blade;
+            measured[blade] = 1;
+            // Sorted by figure within the blade: the lower median is the middle one.
+            if (static_[i] != kUnreachable) changed |= step(i, figures[a + (b - a - 1) / 2].second);
+            a = b;
+        }
+        for (uint32_t blade = 0; blade < blades_; ++blade) {
+            const size_t i = size_t(p) * blades_ + blade;
+            if (measured[blade]) continue;
+            streak_[i] = 0;  // no data to trust: the static value, at once
+            if (published_[i]) {
+                published_[i] = 0;
+                changed = true;
+            }
+        }
+    }
     return changed;
+}
+
+bool HeatMap::step(size_t i, uint32_t measured) {
+    const uint32_t prior = static_[i];
+    const uint32_t current = published_[i] ? published_[i] : prior;
+    if (std::fabs(double(measured) - double(current)) <= settings_.hysteresis * double(current)) {
+        streak_[i] = 0;
+        return false;
+    }
+    if (++streak_[i] < settings_.rounds) return false;
+    streak_[i] = 0;
+    published_[i] = measured == prior ? 0 : measured;
+    return true;
 }
 
 size_t HeatMap::window_bytes() const {
     size_t bytes = nodes_.capacity() * sizeof(NodeWindows);
     for (const NodeWindows &nw : nodes_)
-        bytes += nw.windows.capacity() * sizeof(Window) + nw.samples.capacity() * sizeof(Sample);
+        bytes += nw.blades.capacity() * sizeof(uint32_t) + nw.windows.capacity() * sizeof(Window) +
+                 nw.samples.capacity() * sizeof(Sample);
     return bytes;
 }
 

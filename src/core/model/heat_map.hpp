@@ -56,8 +56,8 @@ public:
     HeatMap(const Fabric &fabric, const LatencyTable &table, HeatMapSettings settings);
 
     // One measurement of `node` to `blade` at `now` (unix seconds). Bounded work and memory: a
-    // window keeps at most HeatMapSamples samples (the oldest goes), and a node's windows are
-    // allocated on its first report.
+    // window keeps at most HeatMapSamples samples (the oldest goes), and a node x blade window
+    // exists only once that node has reported that blade.
     HeatReport report(uint32_t node, uint32_t blade, uint64_t latency_ns, int64_t now);
     HeatCell cell(uint32_t pod, uint32_t blade, int64_t now) const;
     uint32_t figure(const HeatCell &c) const { return settings_.figure == HeatFigure::P50 ? c.p50 : c.p99; }
@@ -97,14 +97,18 @@ private:
         uint16_t stored = 0;  // samples in the ring
         uint16_t counted = 0;  // of those, within window_s of `newest`
     };
-    struct NodeWindows {  // empty until the node's first report
-        std::vector<Window> windows;  // per blade
-        std::vector<Sample> samples;  // per blade, settings_.samples each
+    // Only the blades a node reports have a window: a node probes the few dozen blades near
+    // it, not the thousands of a 100k-GPU fabric.
+    struct NodeWindows {
+        std::vector<uint32_t> blades;  // sorted
+        std::vector<Window> windows;  // one per entry of blades
+        std::vector<Sample> samples;  // settings_.samples per entry of blades
     };
+    // The window of `blade` in `nw`, or -1.
+    static int slot(const NodeWindows &nw, uint32_t blade);
     void refigure(Window &w, const Sample *ring) const;
-    // cell() with the caller's scratch vectors (settle reuses them for every cell).
-    HeatCell measure(uint32_t pod, uint32_t blade, int64_t now, std::vector<uint32_t> &p50,
-                     std::vector<uint32_t> &p99) const;
+    // One settle round's step for cell i, whose fresh figure is `measured`; true if published.
+    bool step(size_t i, uint32_t measured);
     bool fresh(const Window &w, int64_t now) const;
 
     HeatMapSettings settings_;
