@@ -86,6 +86,18 @@ int morpheus_engine_reload(morpheus_engine_t *engine, morpheus_error_t *err);
  * unix seconds) and re-reads it when changed: 1 changed, 0 unchanged, -1 bad file (kept). */
 int morpheus_engine_refresh_inventory(morpheus_engine_t *engine, int64_t now, morpheus_error_t *err);
 
+/* The live fabric heat map (morpheus.conf HeatMap* keys). morpheus_report_latency: one
+ * measurement by node_name of its load-to-use latency to blade_name's memory, at now (the
+ * controller's unix seconds). node_name must be the node the caller authenticated: a node
+ * reports only for itself. 0 accepted; -1 refused, with err saying why (unknown node or blade,
+ * no path in the fabric, a latency of 0 or over 10ms), the map unchanged. */
+int morpheus_report_latency(morpheus_engine_t *engine, const char *node_name, const char *blade_name,
+			    uint64_t latency_ns, int64_t now, morpheus_error_t *err);
+/* One settle round of the heat map at now: 1 when the latencies placement uses changed (the
+ * epoch moved: decide pending jobs again), 0 when not, -1 on error. Builds the new model
+ * without the engine's lock, like morpheus_engine_refresh_inventory. */
+int morpheus_heat_map_settle(morpheus_engine_t *engine, int64_t now, morpheus_error_t *err);
+
 /* Config values the shims need, as of the call (a reload may change them later).
  * state_file: malloc'd copy (free() it), NULL if out of memory.
  * failure_policy: a static string, valid for ever. */
@@ -119,7 +131,9 @@ int morpheus_bound_lapsed(morpheus_engine_t *engine, const morpheus_request_t *r
 /* 1 if the request asks Morpheus for anything (hot or cold memory). */
 int morpheus_request_wants_memory(const morpheus_request_t *req);
 
-/* At submission: 0 if the request could be placed some day, -1 with the reason otherwise. */
+/* At submission: 0 if the request could be placed some day, -1 with the reason otherwise.
+ * Judged on the fabric file's latencies: a blade the heat map measures slow now makes a job
+ * wait, never impossible. */
 int morpheus_check_feasible(morpheus_engine_t *engine, const morpheus_request_t *req,
 			    morpheus_error_t *err);
 

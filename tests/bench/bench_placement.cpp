@@ -3,7 +3,12 @@
 // asserts on time (timings depend on the machine). Run through tests/bench/run-bench.sh, which
 // generates the 100k-GPU fabric first.
 //
-// usage: bench_placement FABRIC INVENTORY [--requests N] [--seed S] [--occupancy F]
+// usage: bench_placement FABRIC INVENTORY [--requests N] [--seed S] [--occupancy F] [--heat-map]
+//
+// --heat-map (issue 29): first ingests two rounds of latency reports, every node reporting its
+// pod's 64 nearest blades (a quarter of the pods measuring their nearest blade 60% slower than
+// the fabric says), settles the heat map after each, and decides with the live model: it prints
+// the ingest cost per report, the settle and live-model times and the windows' memory.
 //
 // The ledger is live: every placed job reserves its blades and takes its nodes, and jobs end
 // as the run goes, so decide() always sees a cluster that is busy (about --occupancy of the
@@ -21,6 +26,7 @@
 
 #include "cluster_model.hpp"
 #include "fabric.hpp"
+#include "heat_map.hpp"
 #include "input_error.hpp"
 #include "inventory.hpp"
 #include "ledger.hpp"
@@ -98,6 +104,7 @@ int main(int argc, char **argv) {
     size_t requests = 20000;
     uint64_t seed = 1;
     double occupancy = 0.8;
+    bool heat_map = false;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--requests") && i + 1 < argc)
             requests = std::strtoul(argv[++i], nullptr, 10);
@@ -105,12 +112,15 @@ int main(int argc, char **argv) {
             seed = std::strtoull(argv[++i], nullptr, 10);
         else if (!std::strcmp(argv[i], "--occupancy") && i + 1 < argc)
             occupancy = std::strtod(argv[++i], nullptr);
+        else if (!std::strcmp(argv[i], "--heat-map"))
+            heat_map = true;
         else
             files.push_back(argv[i]);
     }
     if (files.size() != 2 || requests == 0) {
         std::fprintf(stderr,
-                     "usage: bench_placement FABRIC INVENTORY [--requests N] [--seed S] [--occupancy F]\n"
+                     "usage: bench_placement FABRIC INVENTORY [--requests N] [--seed S] [--occupancy F] "
+                     "[--heat-map]\n"
                      "  (tests/bench/run-bench.sh generates a 100k-GPU fabric and runs this)\n");
         return 2;
     }
@@ -139,6 +149,47 @@ int main(int argc, char **argv) {
                 load_ms);
 
     std::mt19937_64 rng(seed);
+    if (heat_map) {
+        struct Report {
+            uint32_t node, blade, ns;
+        };
+        const LatencyTable &t = model.latency();
+        HeatMap heat(f, t, HeatMapSettings{});
+        std::mt19937_64 heat_rng(seed + 1);  // apart from the requests' draws: the same jobs arrive
+        std::uniform_real_distribution<double> jitter(0.95, 1.05);
+        const int64_t now = 1700000000;
+        size_t reports = 0;
+        for (int round = 0; round < 2; ++round) {
+            std::vector<Report> batch;  // drawn first: only the ingest is timed
+            batch.reserve(f.node_names.size() * 64);
+            for (uint32_t n = 0; n < f.node_names.size(); ++n) {
+                const uint32_t pod = f.node_pod[n];
+                const std::vector<uint32_t> &near = t.blades_by_latency(pod);
+                for (size_t j = 0; j < near.size() && j < 64; ++j) {
+                    double slow = pod % 4 == 0 && j == 0 ? 1.6 : jitter(heat_rng);
+                    batch.push_back({n, near[j], static_cast<uint32_t>(t.static_latency(pod, near[j]) * slow)});
+                }
+            }
+            auto ti = Clock::now();
+            for (const Report &r : batch) heat.report(r.node, r.blade, r.ns, now + 10 * round);
+            double ingest_us = since_us(ti);
+            auto ts = Clock::now();
+            bool changed = heat.settle(now + 10 * round);
+            double settle_ms = since_us(ts) / 1000.0;
+            reports += batch.size();
+            std::printf(
+                "heat map round %d: %zu reports (%zu nodes), ingest %.0f ns per report (%.1f ms), "
+                "settle %.1f ms%s\n",
+                round + 1, batch.size(), f.node_names.size(),
+                1000.0 * ingest_us / static_cast<double>(std::max<size_t>(1, batch.size())), ingest_us / 1000.0,
+                settle_ms, changed ? ", published cells changed" : "");
+        }
+        auto tl = Clock::now();
+        model = model.with_live_latency(heat);
+        std::printf("heat map: %zu live cells of %zu, live model built in %.1f ms, windows %.1f MiB for %zu reports\n",
+                    model.latency().live_count(), f.pods.size() * f.blades.size(), since_us(tl) / 1000.0,
+                    static_cast<double>(heat.window_bytes()) / (1024.0 * 1024.0), reports);
+    }
     Ledger ledger(f.blades.size());
     std::vector<uint8_t> free_nodes(f.node_names.size(), 1);
     size_t free_count = free_nodes.size();

@@ -25,6 +25,10 @@ for layout in fat-tree dragonfly; do
         "${PYTHON:-python3}" "$top_srcdir/contrib/gen-fabric.py" --layout "$layout" -o "$dir/$layout"
     echo "== $layout"
     "$bench" "$dir/$layout-fabric.json" "$dir/$layout-inventory.json" "$@"
+    # The live heat map (issue 29): two rounds of reports from every node for its pod's 64
+    # nearest blades, ingest and settle costs, then the same decisions with live cells.
+    echo "-- $layout, with the live heat map"
+    "$bench" "$dir/$layout-fabric.json" "$dir/$layout-inventory.json" --heat-map "$@"
     # The blade-memory planner (issue 14): 10,000 running and 10,000 planned jobs.
     "$top_builddir/tests/bench/bench_planner" "$dir/$layout-fabric.json" "$dir/$layout-inventory.json"
 done

@@ -74,6 +74,48 @@ static void license_names_are_slurm_names(void **) {
                        {"m.conf", "line 3", "not a license name", "LicenseHot=blade_hot_gb"});
 }
 
+// The heat map's keys: defaults, each key, and bad values naming the line, key and fix.
+static void heat_map_keys(void **) {
+    Config d = parse_config("FabricFile=/f\nInventoryFile=/i\n", "m.conf");
+    assert_int_equal(static_cast<int>(d.heat_map.figure), static_cast<int>(HeatFigure::P99));
+    assert_int_equal(d.heat_map.samples, 32);
+    assert_int_equal(d.heat_map.window_s, 300);
+    assert_int_equal(d.heat_map.stale_s, 600);
+    assert_true(d.heat_map.hysteresis == 0.10);
+    assert_int_equal(d.heat_map.rounds, 2);
+    Config c = parse_config(
+        "FabricFile=/f\nInventoryFile=/i\nHeatMapFigure=P50\nheatmapsamples=8\nHeatMapWindow=60\n"
+        "HeatMapStale=120\nHeatMapHysteresis=0.25\nHeatMapRounds=3\n",
+        "m.conf");
+    assert_int_equal(static_cast<int>(c.heat_map.figure), static_cast<int>(HeatFigure::P50));
+    assert_int_equal(c.heat_map.samples, 8);
+    assert_int_equal(c.heat_map.window_s, 60);
+    assert_int_equal(c.heat_map.stale_s, 120);
+    assert_true(c.heat_map.hysteresis == 0.25);
+    assert_int_equal(c.heat_map.rounds, 3);
+    assert_true(parse_config("FabricFile=/f\nInventoryFile=/i\nHeatMapHysteresis=0\n", "m.conf").heat_map.hysteresis ==
+                0.0);
+
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nHeatMapFigure=p90\n", "m.conf"); },
+                       {"m.conf", "line 3", "HeatMapFigure=p90 is unknown", "p50 or p99"});
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nHeatMapSamples=0\n", "m.conf"); },
+                       {"m.conf", "line 3", "HeatMapSamples=0 is not a number of samples", "1 to 1024"});
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nHeatMapSamples=5000\n", "m.conf"); },
+                       {"line 3", "1 to 1024", "HeatMapSamples=32"});
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nHeatMapWindow=5m\n", "m.conf"); },
+                       {"line 3", "HeatMapWindow=5m is not a number of seconds", "1 to 86400"});
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nHeatMapStale=-1\n", "m.conf"); },
+                       {"line 3", "HeatMapStale=-1", "1 to 604800"});
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nHeatMapHysteresis=10%\n", "m.conf"); },
+                       {"line 3", "HeatMapHysteresis=10% is not a fraction", "HeatMapHysteresis=0.10"});
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nHeatMapHysteresis=nan\n", "m.conf"); },
+                       {"line 3", "not a fraction"});
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nHeatMapRounds=0\n", "m.conf"); },
+                       {"line 3", "HeatMapRounds=0 is not a number of settle rounds", "1 to 100"});
+    expect_input_error([] { parse_config("FabricFile=/f\nInventoryFile=/i\nHeatMapRound=2\n", "m.conf"); },
+                       {"line 3", "unknown key \"HeatMapRound\"", "HeatMapRounds"});
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_conf_loads),
@@ -81,6 +123,7 @@ int main(void) {
         cmocka_unit_test(bad_lines_name_the_line),
         cmocka_unit_test(zero_bound_and_special_files_are_refused),
         cmocka_unit_test(license_names_are_slurm_names),
+        cmocka_unit_test(heat_map_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

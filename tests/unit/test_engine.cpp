@@ -445,6 +445,84 @@ static void earliest_start_waits_for_memory(void **) {
     morpheus_engine_close(&e);
 }
 
+// Issue 29: pod1's nodes measure blade1 at 450ns. After HeatMapRounds settle rounds, a job
+// whose 400ns bound blade1 met by the fabric's figure (200ns) takes other memory; the epoch
+// moves; a reload keeps the live value; once the probes stop, the cell goes stale and blade1 is
+// chosen again. Refused reports change nothing; feasibility keeps the fabric's figures.
+static void heat_map_moves_placement(void **) {
+    Dir d;
+    d.write("morpheus.conf",
+            "FabricFile=fabric.json\nInventoryFile=inventory.json\nInventoryCheckInterval=1\n"
+            "HeatMapRounds=2\nHeatMapStale=600\n");
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_non_null(e);
+    const int64_t now = 1700000000;
+    auto summary = [&](uint64_t job) {
+        char *s = morpheus_job_summary(e, job);
+        std::string out = s ? s : "";
+        free(s);
+        return out;
+    };
+    assert_int_equal(place(e, hot_request(41, "100G", "400ns"), &err), 0);
+    assert_non_null(std::strstr(summary(41).c_str(), "hot=blade1:100G@200ns"));
+    assert_int_equal(morpheus_release(e, 41, &err), 1);
+
+    const uint64_t epoch = morpheus_engine_epoch(e);
+    assert_int_equal(morpheus_report_latency(e, "gpu999", "blade1", 450, now, &err), -1);
+    assert_non_null(std::strstr(err.message, "node \"gpu999\" is not in the fabric"));
+    assert_int_equal(morpheus_report_latency(e, "gpu101", "blade42", 450, now, &err), -1);
+    assert_non_null(std::strstr(err.message, "blade \"blade42\" is not in the fabric"));
+    assert_int_equal(morpheus_report_latency(e, "gpu101\n;x", "blade1", 450, now, &err), -1);
+    assert_non_null(std::strstr(err.message, "(malformed name)"));
+    assert_null(std::strstr(err.message, ";x"));
+    assert_int_equal(morpheus_report_latency(e, "gpu101", "blade1", 0, now, &err), -1);
+    assert_non_null(std::strstr(err.message, "latency is 0"));
+    assert_int_equal(err.code, MORPHEUS_E_INPUT);
+    assert_int_equal(morpheus_report_latency(e, "gpu101", "blade1", 20000000, now, &err), -1);
+    assert_int_equal(morpheus_report_latency(e, nullptr, "blade1", 450, now, &err), -1);
+    assert_int_equal(morpheus_heat_map_settle(e, now, &err), 0);  // nothing was accepted
+    for (const char *node : {"gpu101", "gpu102", "gpu103", "gpu104"})
+        assert_int_equal(morpheus_report_latency(e, node, "blade1", 450, now, &err), 0);
+    assert_int_equal(morpheus_engine_epoch(e), epoch);  // reports alone change no decision
+
+    assert_int_equal(morpheus_heat_map_settle(e, now, &err), 0);  // round 1 of 2
+    assert_int_equal(morpheus_engine_epoch(e), epoch);
+    assert_int_equal(morpheus_heat_map_settle(e, now + 1, &err), 1);
+    assert_true(morpheus_engine_epoch(e) > epoch);
+    assert_int_equal(morpheus_heat_map_settle(e, now + 2, &err), 0);  // published: nothing new
+
+    assert_int_equal(place(e, hot_request(42, "100G", "400ns"), &err), 0);
+    assert_non_null(std::strstr(summary(42).c_str(), "hot="));
+    assert_null(std::strstr(summary(42).c_str(), "blade1"));
+    // Within 250ns nothing is left now, but the fabric could: the job waits, it is not refused.
+    morpheus_request_t tight = hot_request(45, "100G", "250ns");
+    assert_int_equal(morpheus_check_feasible(e, &tight, &err), 0);
+    std::vector<uint8_t> all(morpheus_node_count(e), 1);
+    assert_null(morpheus_plan_new(e, &tight, all.data(), &err));
+    assert_int_equal(err.code, MORPHEUS_E_PENDING);
+
+    // A reload with the same fabric keeps the measured value.
+    assert_int_equal(morpheus_engine_reload(e, &err), 0);
+    assert_int_equal(place(e, hot_request(43, "100G", "400ns"), &err), 0);
+    assert_null(std::strstr(summary(43).c_str(), "blade1"));
+    // So does an inventory refresh (the same content, a new file).
+    d.copy(top_srcdir("etc/inventory.json"), "inventory.json");
+    assert_int_equal(morpheus_engine_refresh_inventory(e, now + 100, &err), 1);
+    assert_int_equal(place(e, hot_request(46, "100G", "400ns"), &err), 0);
+    assert_null(std::strstr(summary(46).c_str(), "blade1"));
+
+    // The probes stop: stale after HeatMapStale, back to the fabric's 200ns at once.
+    const uint64_t live_epoch = morpheus_engine_epoch(e);
+    assert_int_equal(morpheus_heat_map_settle(e, now + 600, &err), 0);
+    assert_int_equal(morpheus_heat_map_settle(e, now + 601, &err), 1);
+    assert_true(morpheus_engine_epoch(e) > live_epoch);
+    assert_int_equal(place(e, hot_request(44, "100G", "400ns"), &err), 0);
+    assert_non_null(std::strstr(summary(44).c_str(), "hot=blade1:100G@200ns"));
+    assert_int_equal(place(e, tight, &err), 0);
+    morpheus_engine_close(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(open_reports_bad_files),
@@ -458,6 +536,7 @@ int main(void) {
         cmocka_unit_test(failed_release_is_retried),
         cmocka_unit_test(seam_spread_feasible_decisions),
         cmocka_unit_test(earliest_start_waits_for_memory),
+        cmocka_unit_test(heat_map_moves_placement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

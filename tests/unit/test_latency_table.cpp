@@ -2,6 +2,7 @@
 #include "fabric.hpp"
 #include "latency_table.hpp"
 #include <chrono>
+#include <stdexcept>
 #include "test_support.hpp"
 
 using namespace morpheus;
@@ -92,12 +93,88 @@ static void hub_switch_is_not_cubic(void **) {
     assert_int_equal(t.blades_by_latency(3).front(), 0);
 }
 
+// A live (measured) latency moves the blade in its pod's nearest-first order at once, and
+// clearing it puts the fabric's value and order back; the fabric's value stays readable.
+static void live_latency_reorders_the_pod(void **) {
+    Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
+    LatencyTable t(f);
+    const uint32_t p1 = f.pod_index("pod1"), p2 = f.pod_index("pod2");
+    const uint32_t b1 = f.blade_index("blade1"), b2 = f.blade_index("blade2"), b5 = f.blade_index("blade5");
+    const std::vector<uint32_t> before = t.blades_by_latency(p1);
+    assert_int_equal(before.front(), b1);
+    assert_int_equal(t.live_count(), 0);
+
+    t.set_live(p1, b1, 450);  // past the spine blades (370), before the far leaves (580)
+    assert_int_equal(t.latency(p1, b1), 450);
+    assert_int_equal(t.static_latency(p1, b1), 200);
+    assert_true(t.is_live(p1, b1));
+    assert_false(t.is_live(p2, b1));
+    const std::vector<uint32_t> &order = t.blades_by_latency(p1);
+    assert_int_equal(order.size(), before.size());
+    assert_int_equal(order.front(), b5);
+    assert_int_equal(t.nearest(p1), 370);
+    assert_int_equal(order[4], b1);  // after blade5..blade8
+    for (size_t i = 1; i < order.size(); ++i) assert_true(t.latency(p1, order[i - 1]) <= t.latency(p1, order[i]));
+    assert_true(t.blades_by_latency(p2) == LatencyTable(f).blades_by_latency(p2));  // other pods untouched
+
+    t.clear_live(p1, b1);
+    assert_false(t.is_live(p1, b1));
+    assert_true(t.blades_by_latency(p1) == before);
+
+    // A whole row: 0 keeps the fabric's value.
+    std::vector<uint32_t> row(f.blades.size(), 0);
+    row[b2] = 150;
+    assert_true(t.set_live_row(p1, row.data()));
+    assert_int_equal(t.blades_by_latency(p1).front(), b2);
+    assert_int_equal(t.live_count(), 1);
+    assert_false(t.set_live_row(p1, row.data()));  // unchanged
+    t.clear_live();
+    assert_int_equal(t.live_count(), 0);
+    assert_true(t.blades_by_latency(p1) == before);
+
+    bool refused = false;
+    try {
+        t.set_live(p1, b1, 0);
+    } catch (const std::invalid_argument &) {
+        refused = true;
+    }
+    assert_true(refused);
+}
+
+// No measurement makes a path the fabric lacks.
+static void live_latency_needs_a_path(void **) {
+    const char *json = R"({
+      "pods": [{"name":"p1","nodes":"a1"}],
+      "switches": [{"name":"s1"}, {"name":"s2"}],
+      "blades": [{"name":"b1"}, {"name":"b2"}],
+      "links": [
+        {"from":"p1","to":"s1","latency":10,"bandwidth":100},
+        {"from":"b1","to":"s1","latency":10,"bandwidth":100},
+        {"from":"b2","to":"s2","latency":10,"bandwidth":100}
+      ]})";
+    Fabric f = parse_fabric(json, "t.json");
+    LatencyTable t(f);
+    bool refused = false;
+    try {
+        t.set_live(0, 1, 30);
+    } catch (const std::invalid_argument &) {
+        refused = true;
+    }
+    assert_true(refused);
+    std::vector<uint32_t> row = {0, 30};
+    assert_false(t.set_live_row(0, row.data()));
+    assert_int_equal(t.latency(0, 1), kUnreachable);
+    assert_int_equal(t.blades_by_latency(0).size(), 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_latencies),
         cmocka_unit_test(no_transit_through_blades_or_pods),
         cmocka_unit_test(widest_of_parallel_links),
         cmocka_unit_test(hub_switch_is_not_cubic),
+        cmocka_unit_test(live_latency_reorders_the_pod),
+        cmocka_unit_test(live_latency_needs_a_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

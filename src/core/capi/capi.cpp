@@ -130,6 +130,21 @@ MORPHEUS_API int morpheus_engine_refresh_inventory(morpheus_engine_t *e, int64_t
     return guarded(err, [&] { return e->engine.refresh_inventory(now) ? 1 : 0; });
 }
 
+MORPHEUS_API int morpheus_report_latency(morpheus_engine_t *e, const char *node_name, const char *blade_name,
+                                         uint64_t latency_ns, int64_t now, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        if (!node_name || !blade_name) throw InputError("", "latency report", "no node or blade name given");
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.report_latency(node_name, blade_name, latency_ns, now);
+        return 0;
+    });
+}
+
+// Not under lock(), like the refresh: the engine takes it to settle and to swap the model.
+MORPHEUS_API int morpheus_heat_map_settle(morpheus_engine_t *e, int64_t now, morpheus_error_t *err) {
+    return guarded(err, [&] { return e->engine.settle_heat_map(now) ? 1 : 0; });
+}
+
 // The accessors lock like every other call: a reload swaps the config and the model they read.
 // None may throw out (std::mutex::lock can, in theory): each answers "nothing" instead.
 MORPHEUS_API char *morpheus_engine_state_file(const morpheus_engine_t *e) {
@@ -223,10 +238,11 @@ MORPHEUS_API int morpheus_bound_lapsed(morpheus_engine_t *e, const morpheus_requ
 
 MORPHEUS_API int morpheus_check_feasible(morpheus_engine_t *e, const morpheus_request_t *req, morpheus_error_t *err) {
     return guarded(err, [&] {
+        // The fabric's latencies, not the live ones: a blade degraded now may recover.
         std::shared_ptr<const ClusterModel> model;
         {
             std::lock_guard<std::mutex> g(e->engine.lock());
-            model = e->engine.model_ptr();
+            model = e->engine.fabric_model_ptr();
         }
         Request q = to_request(req);
         std::string too_long = wait_refusal(*model, q);

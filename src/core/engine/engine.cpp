@@ -29,6 +29,13 @@ Engine::Loaded Engine::load_all(const std::string &conf_path) {
 
 namespace {
 
+// The fabric's model with the heat map's published latencies; itself when none is published.
+std::shared_ptr<const ClusterModel> with_live(const std::shared_ptr<const ClusterModel> &fabric_model,
+                                              const std::vector<uint32_t> &live) {
+    if (std::all_of(live.begin(), live.end(), [](uint32_t v) { return v == 0; })) return fabric_model;
+    return std::make_shared<const ClusterModel>(fabric_model->with_live_latency(live));
+}
+
 // Sets `affected` on the reservations holding memory on a failed blade; returns the jobs
 // that became affected, and whether anything changed.
 bool flag_affected(Ledger &ledger, const Inventory &inv, std::vector<uint64_t> *newly) {
@@ -85,6 +92,7 @@ Engine::Engine(const std::string &conf_path, const std::string &default_state_fi
     Loaded l = load_all(conf_path);
     config_ = std::move(l.config);
     model_ = std::move(l.model);
+    fabric_model_ = model_;
     warnings_ = std::move(l.warnings);
     state_file_ = config_.state_file.empty() ? default_state_file_ : config_.state_file;
     if (state_file_.empty())
@@ -92,6 +100,7 @@ Engine::Engine(const std::string &conf_path, const std::string &default_state_fi
                          "add StateFile=/var/spool/slurmctld/morpheus_ledger.json");
     ledger_ = Ledger::load(state_file_, model_->fabric());
     inventory_stamp_ = file_stamp(config_.inventory_file);
+    heat_ = HeatMap(model_->fabric(), model_->latency(), config_.heat_map);
     mark_affected();
 }
 
@@ -102,6 +111,19 @@ void Engine::reload() {
     Loaded l = load_all(conf_path_);  // unlocked: throws before anything changes
     std::string state = l.config.state_file.empty() ? default_state_file_ : l.config.state_file;
     std::string stamp = file_stamp(l.config.inventory_file);
+    // The heat map's measurements survive a reload that numbers pods, nodes and blades as
+    // before and keeps the windows' shape: the new model takes the published latencies at once
+    // rather than the fabric's until the next settle rounds. Read unlocked: only the holders of
+    // reload_mutex_ write the layout and the published values.
+    const HeatMapSettings &heat_settings = l.config.heat_map;
+    const bool keep_heat = heat_.same_layout(l.model->fabric()) && heat_.settings().samples == heat_settings.samples &&
+                           heat_.settings().window_s == heat_settings.window_s;
+    HeatMap fresh_heat;
+    std::shared_ptr<const ClusterModel> fabric_model = l.model;
+    if (keep_heat)
+        l.model = with_live(fabric_model, heat_.published_values());
+    else
+        fresh_heat = HeatMap(l.model->fabric(), l.model->latency(), heat_settings);
     std::lock_guard<std::mutex> g(mutex_);
     Ledger next = ledger_.rebind(model_->fabric(), l.model->fabric());  // refuses to orphan a reservation
     refuse_stranding(next, l.model->inventory(), l.model->fabric());
@@ -111,8 +133,13 @@ void Engine::reload() {
         LedgerLock lock(state, LedgerLock::Writer::Engine);
         next.save(state, l.model->fabric());
     }
+    if (keep_heat)
+        heat_.rebase(l.model->latency(), heat_settings);
+    else
+        heat_ = std::move(fresh_heat);
     config_ = std::move(l.config);
     model_ = std::move(l.model);
+    fabric_model_ = std::move(fabric_model);
     ledger_ = std::move(next);
     warnings_ = std::move(l.warnings);
     state_file_ = state;
@@ -129,9 +156,11 @@ bool Engine::refresh_inventory(int64_t now) {
     inventory_checked_ = now;
     std::string stamp = file_stamp(config_.inventory_file);
     if (stamp == inventory_stamp_) return false;
-    // Unlocked, like reload(): model_ cannot change while reload_mutex_ is held.
+    // Unlocked, like reload(): the models and what the heat map publishes cannot change while
+    // reload_mutex_ is held.
     Inventory inv = read_inventory(config_.inventory_file, model_->fabric());  // throws: keep old
-    auto model = std::make_shared<const ClusterModel>(model_->with_inventory(std::move(inv)));
+    auto fabric_model = std::make_shared<const ClusterModel>(fabric_model_->with_inventory(std::move(inv)));
+    auto model = with_live(fabric_model, heat_.published_values());
     std::lock_guard<std::mutex> g(mutex_);
     refuse_stranding(ledger_, model->inventory(), model->fabric());
     Ledger next = ledger_;
@@ -143,9 +172,60 @@ bool Engine::refresh_inventory(int64_t now) {
     inventory_stamp_ = stamp;
     warnings_ = model->inventory().warnings;
     model_ = std::move(model);
+    fabric_model_ = std::move(fabric_model);
     ledger_ = std::move(next);
     ++changes_;
     newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
+    return true;
+}
+
+void Engine::report_latency(const std::string &node, const std::string &blade, uint64_t latency_ns, int64_t now) {
+    const Fabric &f = model_->fabric();
+    // The names come off the network: odd bytes never reach a message (nor slurmctld's log).
+    auto shown = [](const std::string &name) {
+        return bad_name_byte(name) < 0 && name.size() <= 128 ? "\"" + name + "\"" : std::string("(malformed name)");
+    };
+    const std::string where = "latency report of node " + shown(node) + " for blade " + shown(blade);
+    int n = bad_name_byte(node) < 0 ? f.node_index(node) : -1;
+    if (n < 0)
+        throw InputError("", where, "node " + shown(node) + " is not in the fabric",
+                         "report from a node that " + f.source + " lists");
+    int b = bad_name_byte(blade) < 0 ? f.blade_index(blade) : -1;
+    if (b < 0)
+        throw InputError("", where, "blade " + shown(blade) + " is not in the fabric",
+                         "report only blades that " + f.source + " lists");
+    HeatReport r = heat_.report(static_cast<uint32_t>(n), static_cast<uint32_t>(b), latency_ns, now);
+    std::string fix;
+    switch (r) {
+    case HeatReport::Accepted: return;
+    case HeatReport::NoPath: fix = "add the path to the fabric file, or stop probing this blade from this node"; break;
+    case HeatReport::BadLatency: fix = "report a load-to-use latency from 1ns to 10ms"; break;
+    case HeatReport::TooOld: fix = "report measurements when they are taken"; break;
+    default: fix = "report with the controller's time in unix seconds"; break;
+    }
+    throw InputError("", where, std::string(heat_report_problem(r)) + " (" + std::to_string(latency_ns) + "ns)", fix);
+}
+
+// The new model is built outside lock(), like refresh_inventory()'s: at 12,500 nodes a model
+// copy takes milliseconds that planning and reserving should not wait for. It is built from
+// the fabric's model, so a cell published as static again gets the fabric's value back.
+bool Engine::settle_heat_map(int64_t now) {
+    std::lock_guard<std::mutex> serial(reload_mutex_);
+    std::vector<uint32_t> live;
+    std::shared_ptr<const ClusterModel> base;
+    {
+        std::lock_guard<std::mutex> g(mutex_);
+        // A round whose model could not be built (out of memory) is applied by the next one.
+        if (!heat_.settle(now) && !heat_unapplied_) return false;
+        heat_unapplied_ = true;
+        live = heat_.published_values();
+        base = fabric_model_;
+    }
+    auto model = with_live(base, live);
+    std::lock_guard<std::mutex> g(mutex_);
+    model_ = std::move(model);
+    heat_unapplied_ = false;
+    ++changes_;
     return true;
 }
 

@@ -35,11 +35,28 @@ public:
     // Like reload(): parses outside lock() and takes it for the swap; call it without lock().
     bool refresh_inventory(int64_t now);
 
+    // The live fabric heat map (issue 29). report_latency: one measurement by `node` of its
+    // load-to-use latency to `blade`'s memory, at `now` (the controller's unix seconds). The
+    // caller passes the node it authenticated: a node reports only for itself. Throws
+    // InputError for an unknown node or blade, a pair the fabric has no path for, or an absurd
+    // latency (0, over 10ms), leaving the map as it was. Hold lock() while calling it.
+    void report_latency(const std::string &node, const std::string &blade, uint64_t latency_ns, int64_t now);
+    // One settle round at `now`: when a published cell changed, swaps in a model with the live
+    // latencies and moves the epoch, so pending jobs are decided again; true then. Like
+    // refresh_inventory(), it takes lock() itself and builds the new model outside it: call it
+    // without lock().
+    bool settle_heat_map(int64_t now);
+    // Hold lock() while using it.
+    const HeatMap &heat_map() const { return heat_; }
+
     // The accessors below read what reload() swaps: hold lock() while calling them and while
     // using what they return (model_ptr() excepted: the model it shares is immutable).
     const Config &config() const { return config_; }
     const ClusterModel &model() const { return *model_; }
     std::shared_ptr<const ClusterModel> model_ptr() const { return model_; }
+    // The same model with the fabric file's latencies only, no live cell: what a job's
+    // feasibility is judged on, so a link degraded now makes a job wait, never impossible.
+    std::shared_ptr<const ClusterModel> fabric_model_ptr() const { return fabric_model_; }
     const Ledger &ledger() const { return ledger_; }
     const std::string &state_file() const { return state_file_; }
     uint64_t generation() const { return generation_; }
@@ -96,6 +113,11 @@ private:
     std::string conf_path_, default_state_file_, state_file_;
     Config config_;
     std::shared_ptr<const ClusterModel> model_;
+    std::shared_ptr<const ClusterModel> fabric_model_;  // model_ without the live latencies
+    // Numbered like model_'s fabric; swapped with it. Reports write its windows (lock()); only
+    // settle_heat_map() and reload() write what it publishes, holding reload_mutex_.
+    HeatMap heat_;
+    bool heat_unapplied_ = false;  // published values not yet in model_
     Ledger ledger_;
     std::vector<std::string> warnings_;
     uint64_t generation_ = 1;
@@ -106,10 +128,11 @@ private:
     bool unsynced_ = false;
     DecisionLog decisions_;
     PlanBook plans_;
-    // mutex_ guards every member. reload_mutex_ serialises reload() and refresh_inventory(),
-    // the only writers of config_, model_, state_file_ and the inventory stamps: holding it
-    // alone they may read those (no one else writes them) while they parse; they write them
-    // holding both, so a reader holding either one sees a consistent value.
+    // mutex_ guards every member. reload_mutex_ serialises reload(), refresh_inventory() and
+    // settle_heat_map(), the only writers of config_, model_, state_file_, the inventory stamps
+    // and what heat_ publishes: holding it alone they may read those (no one else writes them)
+    // while they parse; they write them holding both, so a reader holding either one sees a
+    // consistent value.
     mutable std::mutex mutex_;
     std::mutex reload_mutex_;
 };

@@ -2,6 +2,7 @@
 #include "cluster_model.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace morpheus {
 
@@ -38,6 +39,16 @@ ClusterModel ClusterModel::with_inventory(Inventory inventory) const {
     ClusterModel copy(*this);
     copy.inventory_ = std::move(inventory);
     copy.fabric_.build_indexes();
+    copy.rank_cold_blades();
+    return copy;
+}
+
+ClusterModel ClusterModel::with_live_latency(const std::vector<uint32_t> &live) const {
+    ClusterModel copy(*this);
+    const size_t blades = fabric_.blades.size();
+    if (live.size() != fabric_.pods.size() * blades)
+        throw std::invalid_argument("with_live_latency: the heat map is not of this fabric");
+    for (uint32_t p = 0; p < fabric_.pods.size(); ++p) copy.table_.set_live_row(p, &live[p * blades]);
     copy.rank_cold_blades();
     return copy;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fabric.hpp"
+#include "heat_map.hpp"
 #include "inventory.hpp"
 #include "latency_table.hpp"
 
@@ -64,6 +65,11 @@ public:
     double hot_pressure(uint32_t blade) const { return pressure_[blade]; }
     // The same model with another inventory (blade state or capacity changed).
     ClusterModel with_inventory(Inventory inventory) const;
+    // The same model with the heat map's published latencies in its table (a cell the map
+    // publishes nothing for goes back to the fabric's value), blade orders and cold-blade
+    // ranks redone. `live` is pods x blades, pod-major, 0 for the fabric's value.
+    ClusterModel with_live_latency(const std::vector<uint32_t> &live) const;
+    ClusterModel with_live_latency(const HeatMap &heat) const { return with_live_latency(heat.published_values()); }
 
 private:
     void rank_cold_blades();

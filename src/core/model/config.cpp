@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
@@ -48,6 +49,19 @@ double parse_weight(const std::string &value, const std::string &name, const std
     if (value.empty() || *end != '\0' || !(v >= 0) || v > 1000)
         throw InputError(name, where, key + "=" + value + " is not a weight",
                          "give a number from 0 to 1000, e.g. " + key + "=1.0");
+    return v;
+}
+
+// A whole number from `min` to `max`; the fix names the key and an example.
+long parse_count(const std::string &value, const std::string &key, const std::string &what, long min, long max,
+                 const std::string &example) {
+    char *end = nullptr;
+    errno = 0;
+    long v = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end || errno || v < min || v > max)
+        throw InputError(
+            "", "", key + "=" + value + " is not " + what,
+            "give " + std::to_string(min) + " to " + std::to_string(max) + ", e.g. " + key + "=" + example);
     return v;
 }
 
@@ -175,6 +189,32 @@ Config parse_config(const std::string &text, const std::string &name) {
                         "give an IP address or host name of the slurmctld host, e.g. StatusAddress=10.0.0.1 "
                         "(0.0.0.0 for all addresses)");
                 c.status_address = value;
+            } else if (k == "heatmapfigure") {
+                std::string v = lower(value);
+                if (v == "p50")
+                    c.heat_map.figure = HeatFigure::P50;
+                else if (v == "p99")
+                    c.heat_map.figure = HeatFigure::P99;
+                else
+                    throw InputError(name, where, "HeatMapFigure=" + value + " is unknown",
+                                     "use p50 or p99 (the default), e.g. HeatMapFigure=p99");
+            } else if (k == "heatmapsamples") {
+                c.heat_map.samples =
+                    static_cast<uint32_t>(parse_count(value, key, "a number of samples", 1, kMaxHeatSamples, "32"));
+            } else if (k == "heatmapwindow") {
+                c.heat_map.window_s = parse_count(value, key, "a number of seconds", 1, 86400, "300");
+            } else if (k == "heatmapstale") {
+                c.heat_map.stale_s = parse_count(value, key, "a number of seconds", 1, 7 * 86400, "600");
+            } else if (k == "heatmaphysteresis") {
+                char *end = nullptr;
+                double v = std::strtod(value.c_str(), &end);
+                if (*end || !(v >= 0) || v > 10)
+                    throw InputError(name, where, key + "=" + value + " is not a fraction",
+                                     "give a number from 0 to 10, e.g. HeatMapHysteresis=0.10 (10%)");
+                c.heat_map.hysteresis = v;
+            } else if (k == "heatmaprounds") {
+                c.heat_map.rounds =
+                    static_cast<uint32_t>(parse_count(value, key, "a number of settle rounds", 1, kMaxHeatRounds, "2"));
             } else if (k == "licensehot" || k == "licensecold") {
                 // Slurm's license names: letters, digits, '_' and '-' (no ':' or ',').
                 bool shape = value.size() < 64 && std::all_of(value.begin(), value.end(), [](unsigned char ch) {
@@ -192,7 +232,8 @@ Config parse_config(const std::string &text, const std::string &name) {
                     "MaxMoves, "
                     "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
                     "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, PlanDepth, StatusPort, StatusAddress, "
-                    "LicenseHot, LicenseCold, MetricsPort");
+                    "LicenseHot, LicenseCold, MetricsPort, HeatMapFigure, HeatMapSamples, HeatMapWindow, "
+                    "HeatMapStale, HeatMapHysteresis, HeatMapRounds");
             }
         } catch (const InputError &e) {
             if (!e.file().empty()) throw;

@@ -30,6 +30,9 @@ struct Config {
     // Prometheus's GET /metrics over HTTP on StatusAddress, started and stopped with the status
     // service; 0: off. Unauthenticated, so it serves aggregate figures only.
     uint16_t metrics_port = 0;
+    // The live fabric heat map (HeatMapFigure, HeatMapSamples, HeatMapWindow, HeatMapStale,
+    // HeatMapHysteresis, HeatMapRounds).
+    HeatMapSettings heat_map;
 };
 
 // Reads the whole file, validating every key; throws InputError naming the file, the line and

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/graph/filtered_graph.hpp>
@@ -111,11 +112,74 @@ LatencyTable::LatencyTable(const Fabric &fabric)
             bandwidth_[pod * blades_ + b] = static_cast<float>(bottleneck[first_blade + b]);
             order.push_back(b);
         }
-        std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-            uint32_t la = latency_[pod * blades_ + a], lb = latency_[pod * blades_ + b];
-            return la != lb ? la < lb : a < b;
-        });
+        sort_order(pod);
     }
+    static_ = latency_;
+}
+
+void LatencyTable::sort_order(uint32_t pod) {
+    std::vector<uint32_t> &order = order_[pod];
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        uint32_t la = latency_[pod * blades_ + a], lb = latency_[pod * blades_ + b];
+        return la != lb ? la < lb : a < b;
+    });
+}
+
+// One blade's latency changed: move it to its place, O(blades) rather than a sort.
+void LatencyTable::reposition(uint32_t pod, uint32_t blade) {
+    std::vector<uint32_t> &order = order_[pod];
+    order.erase(std::find(order.begin(), order.end(), blade));
+    const uint32_t l = latency_[pod * blades_ + blade];
+    auto at = std::lower_bound(order.begin(), order.end(), blade, [&](uint32_t a, uint32_t b) {
+        uint32_t la = latency_[pod * blades_ + a];
+        return la != l ? la < l : a < b;
+    });
+    order.insert(at, blade);
+}
+
+void LatencyTable::set_live(uint32_t pod, uint32_t blade, uint32_t ns) {
+    const size_t i = size_t(pod) * blades_ + blade;
+    if (i >= static_.size() || static_[i] == kUnreachable)
+        throw std::invalid_argument("set_live: the fabric has no path from this pod to this blade");
+    if (ns == 0 || ns >= kUnreachable) throw std::invalid_argument("set_live: latency out of range");
+    if (latency_[i] == ns) return;
+    latency_[i] = ns;
+    reposition(pod, blade);
+}
+
+void LatencyTable::clear_live(uint32_t pod, uint32_t blade) {
+    const size_t i = size_t(pod) * blades_ + blade;
+    if (latency_[i] == static_[i]) return;
+    latency_[i] = static_[i];
+    reposition(pod, blade);
+}
+
+void LatencyTable::clear_live() {
+    for (uint32_t pod = 0; pod < order_.size(); ++pod) {
+        const uint32_t *row = &static_[size_t(pod) * blades_];
+        if (std::equal(row, row + blades_, &latency_[size_t(pod) * blades_])) continue;
+        std::copy(row, row + blades_, &latency_[size_t(pod) * blades_]);
+        sort_order(pod);
+    }
+}
+
+bool LatencyTable::set_live_row(uint32_t pod, const uint32_t *live) {
+    bool changed = false;
+    for (uint32_t b = 0; b < blades_; ++b) {
+        const size_t i = size_t(pod) * blades_ + b;
+        uint32_t want = static_[i] == kUnreachable || live[b] == 0 || live[b] >= kUnreachable ? static_[i] : live[b];
+        if (latency_[i] == want) continue;
+        latency_[i] = want;
+        changed = true;
+    }
+    if (changed) sort_order(pod);
+    return changed;
+}
+
+size_t LatencyTable::live_count() const {
+    size_t n = 0;
+    for (size_t i = 0; i < latency_.size(); ++i) n += latency_[i] != static_[i];
+    return n;
 }
 
 }  // namespace morpheus
