@@ -172,15 +172,7 @@ static void windows_are_bounded(void **) {
     assert_int_equal(h.window_bytes(), one_node);  // refused reports allocate nothing
 
     // A pair the fabric has no path for.
-    const char *json = R"({
-      "pods": [{"name":"p1","nodes":"a1"}],
-      "switches": [{"name":"s1"}, {"name":"s2"}],
-      "blades": [{"name":"b1"}, {"name":"b2"}],
-      "links": [
-        {"from":"p1","to":"s1","latency":10,"bandwidth":100},
-        {"from":"b1","to":"s1","latency":10,"bandwidth":100},
-        {"from":"b2","to":"s2","latency":10,"bandwidth":100}
-      ]})";
+    const char *json = kIslandFabric;
     Fabric f = parse_fabric(json, "t.json");
     LatencyTable t(f);
     HeatMap island(f, t, s);

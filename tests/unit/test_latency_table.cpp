@@ -143,15 +143,7 @@ static void live_latency_reorders_the_pod(void **) {
 
 // No measurement makes a path the fabric lacks.
 static void live_latency_needs_a_path(void **) {
-    const char *json = R"({
-      "pods": [{"name":"p1","nodes":"a1"}],
-      "switches": [{"name":"s1"}, {"name":"s2"}],
-      "blades": [{"name":"b1"}, {"name":"b2"}],
-      "links": [
-        {"from":"p1","to":"s1","latency":10,"bandwidth":100},
-        {"from":"b1","to":"s1","latency":10,"bandwidth":100},
-        {"from":"b2","to":"s2","latency":10,"bandwidth":100}
-      ]})";
+    const char *json = kIslandFabric;
     Fabric f = parse_fabric(json, "t.json");
     LatencyTable t(f);
     bool refused = false;

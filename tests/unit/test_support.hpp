@@ -34,6 +34,17 @@ inline void expect_input_error(const std::function<void()> &f, std::initializer_
     fail();
 }
 
+// One pod, two blades: b1 behind the pod's switch, b2 behind a switch nothing links to (no path).
+inline const char *const kIslandFabric = R"({
+  "pods": [{"name":"p1","nodes":"a1"}],
+  "switches": [{"name":"s1"}, {"name":"s2"}],
+  "blades": [{"name":"b1"}, {"name":"b2"}],
+  "links": [
+    {"from":"p1","to":"s1","latency":10,"bandwidth":100},
+    {"from":"b1","to":"s1","latency":10,"bandwidth":100},
+    {"from":"b2","to":"s2","latency":10,"bandwidth":100}
+  ]})";
+
 inline std::string test_data(const std::string &rel) { return std::string(TEST_DATA_DIR) + "/" + rel; }
 inline std::string top_srcdir(const std::string &rel) { return std::string(TOP_SRCDIR) + "/" + rel; }
 
