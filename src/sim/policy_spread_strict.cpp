@@ -45,7 +45,8 @@ private:
         std::vector<uint32_t> free(f.pods.size(), 0);
         for (uint32_t p = 0; p < f.pods.size(); ++p)
             if (req.nodes || f.pods[p].gpus_per_node)
-                for (uint32_t i = 0; i < f.pods[p].node_count; ++i) free[p] += free_nodes[f.pods[p].first_node + i] != 0;
+                for (uint32_t i = 0; i < f.pods[p].node_count; ++i)
+                    free[p] += free_nodes[f.pods[p].first_node + i] != 0;
         auto room = [&](uint32_t p) {
             uint64_t nodes = free[p];
             if (!req.hot_per_node || !nodes) return nodes;
