@@ -207,6 +207,24 @@ size_t morpheus_jobs_on_failed_blades(morpheus_engine_t *engine, uint64_t *ids, 
 /* Jobs that came onto a failed blade since the last call (hand each to BladeFailurePolicy once). */
 size_t morpheus_jobs_newly_affected(morpheus_engine_t *engine, uint64_t *ids, size_t max);
 
+/* Hot memory that moves closer (issue 27). A running job whose hot memory lies beyond its
+ * bound (its soft bound lapsed) is moved inside it when memory there frees, at most
+ * morpheus.conf MaxMoves at once. morpheus_engine_start_moves: reserves the targets of the
+ * moves that can begin now beside the jobs' old memory (the ledger's "incoming" segments, so
+ * no byte is ever booked twice), durably, logs each as the job's decision ("moving") and
+ * moves the epoch; the number begun, -1 on error (nothing begun). The job's nodes then migrate
+ * the pages (`morpheus node agent`). morpheus_engine_finish_move: the target becomes the job's
+ * hot memory and the old region is freed; morpheus_engine_abandon_move: the target is freed.
+ * Both: 1 done, 0 the job has no move under way, -1 on error. `now`: unix seconds. */
+int morpheus_engine_start_moves(morpheus_engine_t *engine, int64_t now, morpheus_error_t *err);
+int morpheus_engine_finish_move(morpheus_engine_t *engine, uint64_t job_id, int64_t now,
+				morpheus_error_t *err);
+int morpheus_engine_abandon_move(morpheus_engine_t *engine, uint64_t job_id, int64_t now,
+				 morpheus_error_t *err);
+/* Up to max jobs whose placement a move changed (begun, finished, given up) since the last
+ * call, the rest staying for the next: their placement fields are to be published again. */
+size_t morpheus_engine_take_moved(morpheus_engine_t *engine, uint64_t *ids, size_t max);
+
 /* Decisions kept for `morpheus explain` of jobs that hold no reservation (pending rows):
  * writes up to max job ids, returns how many. The shim forgets those whose job is gone
  * (cancelled while pending, a --test-only probe). */

@@ -1,6 +1,8 @@
 /*
  * morpheus_inventory_watcher.c - the slurmctld thread that re-reads the inventory, keeps the
- * status service up, and applies BladeFailurePolicy to jobs on a failed blade.
+ * status service up, applies BladeFailurePolicy to jobs on a failed blade, and begins the
+ * moves of hot memory into jobs' bounds (issue 27; the nodes migrate the pages and report
+ * through the status service, `morpheus node agent`).
  */
 #include "config.h"
 
@@ -42,6 +44,52 @@ static void _refresh_inventory(morpheus_engine_t *e)
 		if (queue_job_scheduler)
 			queue_job_scheduler();
 	}
+}
+
+/* Hot memory that moves closer: the moves that can begin now (MaxMoves at most under way)
+ * reserve their targets in the ledger. Called WITHOUT glue_lock, like _refresh_inventory:
+ * planning walks the ledger, and job_test must not wait for that. */
+static void _start_moves(morpheus_engine_t *e)
+{
+	static char *last_error;
+	morpheus_error_t err;
+	int n = morpheus_engine_start_moves(e, (int64_t) time(NULL), &err);
+
+	slurm_mutex_lock(&glue_lock);
+	if (n < 0) {
+		if (xstrcmp(last_error, err.message))
+			error("select/morpheus: moves not begun: %s", err.message);
+		xfree(last_error);
+		last_error = xstrdup(err.message);
+	} else {
+		if (n > 0)
+			info("select/morpheus: %d move(s) of hot memory into the jobs' bounds begun",
+			     n);
+		xfree(last_error);
+	}
+	slurm_mutex_unlock(&glue_lock);
+}
+
+/* Publishes again the placement of jobs a move changed (begun, finished, given up), so
+ * SystemComment and the environment say where their hot memory is. Called without glue_lock:
+ * slurmctld's job lock comes first, then glue_lock, as in job_test. */
+static void _publish_moved(const uint64_t *ids, size_t count)
+{
+	slurmctld_lock_t job_write_lock = { NO_LOCK, WRITE_LOCK, NO_LOCK, NO_LOCK, NO_LOCK };
+
+	if (!lock_slurmctld || !find_job_record)
+		return;
+	lock_slurmctld(job_write_lock);
+	slurm_mutex_lock(&glue_lock);
+	for (size_t i = 0; glue_engine && (i < count); i++) {
+		job_record_t *job_ptr = find_job_record((uint32_t) ids[i]);
+		if (job_ptr)
+			glue_publish(job_ptr);
+	}
+	slurm_mutex_unlock(&glue_lock);
+	unlock_slurmctld(job_write_lock);
+	if (queue_job_scheduler)
+		queue_job_scheduler(); /* a finished move freed memory */
 }
 
 /* Requeue / signal a job by id, as slurmctld itself would (uid 0). 25.05 dropped the by-id
@@ -150,13 +198,13 @@ static void _retry_releases_locked(morpheus_engine_t *e)
 static void *_watch_inventory(void *arg)
 {
 	struct timespec until;
-	uint64_t affected[256];
-	size_t count;
+	uint64_t affected[256], moved[256];
+	size_t count, moved_count;
 	char policy[16];
 
 	slurm_mutex_lock(&glue_lock);
 	while (!watcher_stop) {
-		count = 0;
+		count = moved_count = 0;
 		if (glue_engine) {
 			/* alive until we are joined: see morpheus_glue.h */
 			morpheus_engine_t *e = glue_engine;
@@ -165,6 +213,7 @@ static void *_watch_inventory(void *arg)
 				error("select/morpheus: ledger fsync: %s", err.message);
 			slurm_mutex_unlock(&glue_lock);
 			_refresh_inventory(e);
+			_start_moves(e);
 			slurm_mutex_lock(&glue_lock);
 			if (watcher_stop)
 				break;
@@ -178,8 +227,14 @@ static void *_watch_inventory(void *arg)
 			}
 			_retry_releases_locked(glue_engine);
 			count = morpheus_jobs_newly_affected(glue_engine, affected, 256);
+			moved_count = morpheus_engine_take_moved(glue_engine, moved, 256);
 			strlcpy(policy, morpheus_engine_failure_policy(glue_engine),
 				sizeof(policy));
+		}
+		if (moved_count) {
+			slurm_mutex_unlock(&glue_lock);
+			_publish_moved(moved, moved_count);
+			slurm_mutex_lock(&glue_lock);
 		}
 		if (count) {
 			slurm_mutex_unlock(&glue_lock);

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "commands.hpp"
@@ -157,6 +158,7 @@ std::string render_json(const NodeTopology &t) {
 }  // namespace
 
 int cmd_node(int argc, char **argv) {
+    if (argc > 1 && !std::strcmp(argv[1], "agent")) return cmd_node_agent(argc - 1, argv + 1);
     std::string topology;
     bool json = false, nccl_only = false;
     enum { kTopology = 1000, kJson, kNccl };
@@ -175,7 +177,8 @@ int cmd_node(int argc, char **argv) {
                                        std::printf(
                                            "usage: morpheus node [--topology FILE.xml] [--json | --nccl-file]\n"
                                            "  GPUs, NICs, NUMA nodes by tier and the NCCL topology file of this node\n"
-                                           "  (or of the hwloc XML FILE, e.g. from lstopo --of xml on another node)\n");
+                                           "  (or of the hwloc XML FILE, e.g. from lstopo --of xml on another node)\n"
+                                           "       morpheus node agent ...  this node's periodic work (--help)\n");
                                        return kOk;
                                    default: return kUsage;
                                    }

@@ -18,6 +18,7 @@ int cmd_update(
 int cmd_explain(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_node(int argc, char **argv);  // morpheus node: the compute node seen by the SPANK plugin
+int cmd_node_agent(int argc, char **argv);  // morpheus node agent: the node's periodic work
 
 // Exit codes shared by the subcommands.
 enum Exit { kOk = 0, kInputError = 1, kUsage = 2, kPending = 3, kImpossible = 4 };

@@ -51,6 +51,8 @@ void usage(FILE *out) {
                  "  metrics [options]                      Prometheus text exposition\n"
                  "  node [--topology FILE.xml] [--json|--nccl-file]\n"
                  "                                         GPUs, NICs, memory tiers, NCCL file of this node\n"
+                 "  node agent [--node NAME] [--blade-numa BLADE=N,...]\n"
+                 "                                         this node's periodic work (HealthCheckProgram)\n"
                  "  version                                print the version\n"
                  "\n"
                  "Run 'morpheus COMMAND --help' for a command's options; see morpheus(1).\n");

@@ -86,6 +86,43 @@ void find_default_source(StatusSource &s) {
 
 }  // namespace
 
+namespace {
+
+// The server's HOST:PORT split; throws naming --server when it is malformed.
+std::pair<std::string, uint16_t> server_address(const std::string &server) {
+    size_t colon = server.rfind(':');
+    if (colon == std::string::npos)
+        throw InputError("", "--server", "'" + server + "' has no port", "write HOST:PORT, e.g. ctl1:7820");
+    int port = std::atoi(server.c_str() + colon + 1);
+    if (port <= 0 || port > 65535) throw InputError("", "--server", "bad port in '" + server + "'");
+    return {server.substr(0, colon), static_cast<uint16_t>(port)};
+}
+
+std::string ask_server(StatusSource &s, const std::string &query) {
+    auto [host, port] = server_address(s.server);
+    try {
+        return query_status_service(host, port, query);
+    } catch (const InputError &e) {
+        if (s.found_in.empty()) throw;
+        // Say where the address came from: the user gave none.
+        throw InputError(s.found_in, "StatusPort", "status service " + s.server + ": " + e.what());
+    }
+}
+
+}  // namespace
+
+std::string ask_status_service(StatusSource &s, const std::string &query_json) {
+    if (s.server.empty()) {
+        const char *env = std::getenv(MORPHEUS_ENV_SERVER);
+        if (env && *env && s.files.fabric.empty()) s.server = env;
+    }
+    find_default_source(s);
+    if (s.server.empty())
+        throw InputError(s.files.conf, "StatusPort", "no status service to ask",
+                         "set StatusPort= in morpheus.conf, or give --server HOST:PORT");
+    return ask_server(s, query_json);
+}
+
 std::string fetch_status(StatusSource &s, const std::string &op, long job) {
     if (s.server.empty()) {
         const char *env = std::getenv(MORPHEUS_ENV_SERVER);
@@ -95,18 +132,7 @@ std::string fetch_status(StatusSource &s, const std::string &op, long job) {
     std::string query = "{\"op\": \"" + op + "\", \"job\": " + std::to_string(job) + "}";
     std::string reply;
     if (!s.server.empty()) {
-        size_t colon = s.server.rfind(':');
-        if (colon == std::string::npos)
-            throw InputError("", "--server", "'" + s.server + "' has no port", "write HOST:PORT, e.g. ctl1:7820");
-        int port = std::atoi(s.server.c_str() + colon + 1);
-        if (port <= 0 || port > 65535) throw InputError("", "--server", "bad port in '" + s.server + "'");
-        try {
-            reply = query_status_service(s.server.substr(0, colon), static_cast<uint16_t>(port), query);
-        } catch (const InputError &e) {
-            if (s.found_in.empty()) throw;
-            // Say where the address came from: the user gave none.
-            throw InputError(s.found_in, "StatusPort", "status service " + s.server + ": " + e.what());
-        }
+        reply = ask_server(s, query);
     } else {
         Config conf;
         ClusterModel model = load_model(s.files, &conf);

@@ -40,6 +40,10 @@ T fetch(StatusSource &s, const std::string &op, long job = 0) {
     return from_json<T>(text, s.server.empty() ? "status" : s.server);
 }
 
+// Sends any query (JSON) to the live status service and returns its answer as it stands
+// (an error document included); throws InputError when there is no service to ask.
+std::string ask_status_service(StatusSource &s, const std::string &query_json);
+
 // The command line of a status view (pools, jobs, fabric): the source (FABRIC INVENTORY,
 // --conf, --state, --server), the view options (view.hpp), --help/--usage (prints `usage`),
 // and the view's own options: `extra_short` and `extra_long` for getopt, handed to

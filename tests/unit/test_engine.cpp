@@ -9,7 +9,9 @@
 #include "engine.hpp"
 #include "ledger.hpp"
 #include "metrics.hpp"
+#include "move.hpp"
 #include "status_model.hpp"
+#include "status_queries.hpp"
 #include "morpheus/morpheus.h"
 #include "test_support.hpp"
 
@@ -523,6 +525,133 @@ static void heat_map_moves_placement(void **) {
     morpheus_engine_close(&e);
 }
 
+// Issue 27: hot memory that moves closer. A soft-bound job placed beyond its bound while a
+// holder fills blade1 moves there when the holder ends: the target is reserved beside the old
+// region (no byte booked twice, at every step and in the file), the move survives a restart,
+// finish frees the old region, abandon frees the target.
+static void move_brings_hot_memory_inside_bound(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_non_null(e);
+    const int64_t now = static_cast<int64_t>(std::time(nullptr));
+    auto summary = [&](uint64_t job) {
+        char *s = morpheus_job_summary(e, job);
+        std::string out = s ? s : "";
+        free(s);
+        return out;
+    };
+    // What the file holds, read as a restarted controller would: never more than capacity.
+    auto on_disk = [&]() {
+        morpheus::Engine fresh(d.at("morpheus.conf"), d.at("ledger.json"));
+        const morpheus::Inventory &inv = fresh.model().inventory();
+        for (uint32_t b = 0; b < fresh.ledger().blade_count(); ++b)
+            for (size_t t = 0; t < morpheus::kTierCount; ++t)
+                assert_true(fresh.ledger().reserved(b, static_cast<morpheus::Tier>(t)) <= inv.blades[b].capacity[t]);
+        return fresh.ledger();
+    };
+    assert_int_equal(place(e, hot_request(21, "1T", "250ns"), &err), 0);
+    morpheus_request_t soft = hot_request(22, "600G", "250ns");
+    assert_int_equal(morpheus_request_set_wait(&soft, "1", &err), 0);
+    soft.waiting_since = now - 100;  // its wait is over: it runs beyond its bound
+    std::vector<uint8_t> pod1(morpheus_node_count(e));
+    pod1[morpheus_node_index(e, "gpu101")] = 1;  // on pod1, where blade1 is the near blade
+    soft.allowed_nodes = pod1.data();
+    assert_int_equal(place(e, soft, &err), 0);
+    assert_null(std::strstr(summary(22).c_str(), "blade1"));
+    assert_int_equal(morpheus_engine_start_moves(e, now, &err), 0);  // blade1 is full
+
+    assert_int_equal(morpheus_release(e, 21, &err), 1);
+    const uint64_t epoch = morpheus_engine_epoch(e);
+    assert_int_equal(morpheus_engine_start_moves(e, now + 1, &err), 1);
+    assert_true(morpheus_engine_epoch(e) > epoch);
+    assert_non_null(std::strstr(summary(22).c_str(), "moving-to=blade1:600G@200ns"));
+    assert_int_equal(morpheus_engine_start_moves(e, now + 2, &err), 0);  // under way: not twice
+    {
+        morpheus::Ledger l = on_disk();  // the old region and the target, both held
+        const morpheus::Reservation *r = l.find(22);
+        assert_non_null(r);
+        assert_true(morpheus::moving(*r));
+        assert_int_equal(morpheus::hot_beyond_bound(*r), 600ull << 30);
+        assert_int_equal(l.reserved(0, morpheus::Tier::Dram), 600ull << 30);
+    }
+    // While it moves, blade1 is not offered to another job: 424G left, not 1T.
+    assert_int_equal(place(e, hot_request(23, "500G", "250ns"), &err), -1);
+    {
+        morpheus::Engine restarted(d.at("morpheus.conf"), d.at("ledger.json"));
+        morpheus::JobList jobs = morpheus::job_list(restarted.model(), restarted.ledger(), restarted.decisions(),
+                                                    morpheus::Viewer::of(0, true, false));
+        assert_string_equal(jobs.jobs.at(0).state.value_or("").c_str(), "moving");
+        assert_int_equal(restarted.moves_under_way().size(), 1);
+        assert_int_equal(restarted.moves_under_way()[0].job_id, 22);
+        assert_int_equal(restarted.moves_under_way()[0].bytes, 600ull << 30);
+    }
+    {
+        // The node side's ops, on a copy of the ledger: root only, the job's own node only.
+        d.copy(d.at("ledger.json"), "ledger2.json");
+        morpheus::Engine node_side(d.at("morpheus.conf"), d.at("ledger2.json"));
+        auto ask = [&](uint32_t uid, const std::string &q) {
+            std::optional<std::string> a = morpheus::answer_node_query(node_side, uid, q, now + 2);
+            assert_true(a.has_value());
+            return *a;
+        };
+        assert_false(morpheus::answer_node_query(node_side, 0, "{\"op\":\"jobs\"}", now).has_value());
+        std::string a = ask(1000, "{\"op\":\"moves\",\"node\":\"gpu101\"}");
+        assert_non_null(std::strstr(a.c_str(), "for the nodes only"));
+        a = ask(0, "{\"op\":\"moves\",\"node\":\"gpu101\"}");
+        assert_non_null(std::strstr(a.c_str(), "\"job\": 22"));
+        assert_non_null(std::strstr(a.c_str(), "\"blade\": \"blade1\""));
+        a = ask(0, "{\"op\":\"moves\",\"node\":\"gpu102\"}");
+        assert_null(std::strstr(a.c_str(), "\"job\""));
+        a = ask(0, "{\"op\":\"moves\",\"node\":\"nosuch\"}");
+        assert_non_null(std::strstr(a.c_str(), "\"error\""));
+        a = ask(1000, "{\"op\":\"move_done\",\"job\":22,\"node\":\"gpu101\"}");
+        assert_non_null(std::strstr(a.c_str(), "for the nodes only"));
+        a = ask(0, "{\"op\":\"move_done\",\"job\":22,\"node\":\"gpu102\"}");
+        assert_non_null(std::strstr(a.c_str(), "no move under way on node gpu102"));
+        assert_true(morpheus::moving(*node_side.ledger().find(22)));
+        a = ask(0, "{\"op\":\"move_done\",\"job\":22,\"node\":\"gpu101\",\"emulated\":true}");
+        assert_non_null(std::strstr(a.c_str(), "\"finished\": true"));
+        assert_false(morpheus::moving(*node_side.ledger().find(22)));
+        a = ask(0, "{\"op\":\"moves\",\"node\":\"gpu101\"}");
+        assert_null(std::strstr(a.c_str(), "\"job\""));
+    }
+
+    assert_int_equal(morpheus_engine_finish_move(e, 22, now + 3, &err), 1);
+    assert_non_null(std::strstr(summary(22).c_str(), "hot=blade1:600G@200ns"));
+    assert_null(std::strstr(summary(22).c_str(), "moving-to"));
+    {
+        morpheus::Ledger l = on_disk();
+        assert_false(morpheus::moving(*l.find(22)));
+        assert_int_equal(morpheus::hot_beyond_bound(*l.find(22)), 0);
+        uint64_t held = 0;
+        for (uint32_t b = 1; b < l.blade_count(); ++b) held += l.reserved(b, morpheus::Tier::Dram);
+        assert_int_equal(held, 0);  // the old region is free
+    }
+    uint64_t moved[4];
+    assert_int_equal(morpheus_engine_take_moved(e, moved, 1), 1);  // begun
+    assert_int_equal(morpheus_engine_take_moved(e, moved, 4), 1);  // finished
+    assert_int_equal(moved[0], 22);
+    assert_int_equal(morpheus_engine_take_moved(e, moved, 4), 0);
+    assert_int_equal(morpheus_engine_finish_move(e, 22, now + 4, &err), 0);
+    assert_int_equal(morpheus_engine_start_moves(e, now + 4, &err), 0);  // inside its bound now
+
+    // Abandon: the target goes, the job keeps its far memory.
+    assert_int_equal(morpheus_release(e, 22, &err), 1);
+    assert_int_equal(place(e, hot_request(24, "1T", "250ns"), &err), 0);
+    morpheus_request_t soft2 = hot_request(25, "600G", "250ns");
+    assert_int_equal(morpheus_request_set_wait(&soft2, "1", &err), 0);
+    soft2.waiting_since = now - 100;
+    soft2.allowed_nodes = pod1.data();
+    assert_int_equal(place(e, soft2, &err), 0);
+    assert_int_equal(morpheus_release(e, 24, &err), 1);
+    assert_int_equal(morpheus_engine_start_moves(e, now + 5, &err), 1);
+    assert_int_equal(morpheus_engine_abandon_move(e, 25, now + 6, &err), 1);
+    assert_null(std::strstr(summary(25).c_str(), "moving-to"));
+    assert_int_equal(on_disk().reserved(0, morpheus::Tier::Dram), 0);
+    morpheus_engine_close(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(open_reports_bad_files),
@@ -537,6 +666,7 @@ int main(void) {
         cmocka_unit_test(seam_spread_feasible_decisions),
         cmocka_unit_test(earliest_start_waits_for_memory),
         cmocka_unit_test(heat_map_moves_placement),
+        cmocka_unit_test(move_brings_hot_memory_inside_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -438,6 +438,40 @@ MORPHEUS_API size_t morpheus_jobs_newly_affected(morpheus_engine_t *e, uint64_t 
     }
 }
 
+MORPHEUS_API int morpheus_engine_start_moves(morpheus_engine_t *e, int64_t now, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return static_cast<int>(e->engine.start_moves(now).size());
+    });
+}
+
+MORPHEUS_API int morpheus_engine_finish_move(morpheus_engine_t *e, uint64_t job_id, int64_t now,
+                                             morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return e->engine.finish_move(job_id, now) ? 1 : 0;
+    });
+}
+
+MORPHEUS_API int morpheus_engine_abandon_move(morpheus_engine_t *e, uint64_t job_id, int64_t now,
+                                              morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return e->engine.abandon_move(job_id, now) ? 1 : 0;
+    });
+}
+
+MORPHEUS_API size_t morpheus_engine_take_moved(morpheus_engine_t *e, uint64_t *ids, size_t max) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        std::vector<uint64_t> jobs = e->engine.take_moved(max);
+        for (size_t i = 0; i < jobs.size(); ++i) ids[i] = jobs[i];
+        return jobs.size();
+    } catch (...) {
+        return 0;
+    }
+}
+
 MORPHEUS_API char *morpheus_status_json(morpheus_engine_t *e, uint32_t viewer_uid, int privileged) {
     try {
         std::lock_guard<std::mutex> g(e->engine.lock());
@@ -471,6 +505,7 @@ MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port
             std::move(o), [engine, private_jobs](uint32_t uid, bool privileged, const std::string &query) {
                 // Only the answer holds the engine lock: decoding and sending happen outside it.
                 std::lock_guard<std::mutex> g(engine->lock());
+                if (auto node_answer = answer_node_query(*engine, uid, query, std::time(nullptr))) return *node_answer;
                 return answer_status_query(engine->model(), engine->ledger(), engine->decisions(), uid, privileged,
                                            query, private_jobs);
             });

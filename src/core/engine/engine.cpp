@@ -7,6 +7,7 @@
 
 #include "input_error.hpp"
 #include "lifecycle.hpp"
+#include "units.hpp"
 
 namespace morpheus {
 
@@ -348,6 +349,130 @@ size_t Engine::reconcile(const std::vector<uint64_t> &running) {
     commit(std::move(next));
     for (uint64_t id : gone) decisions_.release_done(id);
     return gone.size();
+}
+
+namespace {
+
+// "600G on blade1@200ns,blade2@220ns": where a move's bytes go.
+std::string move_words(const Fabric &f, const std::vector<Segment> &target) {
+    uint64_t bytes = 0;
+    std::string where;
+    for (const Segment &s : target) {
+        bytes += s.bytes;
+        where += (where.empty() ? "" : ",") + f.blades[s.blade].name + "@" + std::to_string(s.latency_ns) + "ns";
+    }
+    return format_size(bytes) + " on " + where;
+}
+
+// The job's decision as the log shows it, changed by a move (kept when there was one).
+void log_move(DecisionLog &log, const Reservation &r, int64_t now, const std::string &verdict,
+              const std::string &reason) {
+    const DecisionRecord *old = log.find(r.job_id);
+    DecisionRecord d = old ? *old : DecisionRecord{};
+    d.job_id = r.job_id;
+    d.uid = r.uid;
+    d.when = now;
+    d.verdict = verdict;
+    d.reason = reason;
+    d.explanation +=
+        (d.explanation.empty() || d.explanation.back() == '\n' ? "" : "\n") + verdict + ": " + reason + "\n";
+    log.record(std::move(d));
+}
+
+}  // namespace
+
+std::vector<MovePlan> Engine::start_moves(int64_t now) {
+    const ClusterModel &m = *model_;
+    std::vector<MovePlan> plans = plan_moves(m, ledger_, m.settings().max_moves);
+    if (plans.empty()) return plans;
+    Ledger next = ledger_;
+    std::vector<MovePlan> begun;
+    for (MovePlan &p : plans) {
+        const Reservation *r = next.find(p.job_id);
+        if (!r || !next.reserve(begin_move(*r, p), m.inventory())) continue;  // plan_moves checked it: never
+        begun.push_back(std::move(p));
+    }
+    if (begun.empty()) return begun;
+    commit(std::move(next));
+    for (const MovePlan &p : begun) {
+        const Reservation &r = *ledger_.find(p.job_id);
+        moved_.push_back(p.job_id);
+        log_move(decisions_, r, now, "moving",
+                 "hot memory moving inside its " + std::to_string(r.hot_latency_bound_ns) +
+                     "ns bound: " + format_size(p.bytes) + " beyond it, to " + move_words(m.fabric(), p.target));
+    }
+    return begun;
+}
+
+bool Engine::finish_move(uint64_t job_id, int64_t now) {
+    const Reservation *r = ledger_.find(job_id);
+    if (!r || !moving(*r)) return false;
+    std::vector<Segment> target;
+    for (const Segment &s : r->segments)
+        if (s.use == Use::Incoming) target.push_back(s);
+    Reservation done = morpheus::finish_move(*r);
+    Ledger next = ledger_;
+    std::string why;
+    if (!next.reserve(done, model_->inventory(), &why))  // frees only: cannot overflow
+        throw InputError("", "job " + std::to_string(job_id), why);
+    commit(std::move(next));
+    nodes_moved_.erase(job_id);
+    log_move(decisions_, done, now, "placed",
+             "hot memory moved inside its " + std::to_string(done.hot_latency_bound_ns) +
+                 "ns bound: " + move_words(model_->fabric(), target));
+    moved_.push_back(job_id);
+    return true;
+}
+
+bool Engine::abandon_move(uint64_t job_id, int64_t now) {
+    const Reservation *r = ledger_.find(job_id);
+    if (!r || !moving(*r)) return false;
+    Reservation kept = morpheus::abandon_move(*r);
+    Ledger next = ledger_;
+    std::string why;
+    if (!next.reserve(kept, model_->inventory(), &why)) throw InputError("", "job " + std::to_string(job_id), why);
+    commit(std::move(next));
+    nodes_moved_.erase(job_id);
+    log_move(decisions_, kept, now, "placed", "move given up: hot memory stays beyond its bound");
+    moved_.push_back(job_id);
+    return true;
+}
+
+bool Engine::node_moved(uint64_t job_id, const std::string &node, int64_t now) {
+    const Reservation *r = ledger_.find(job_id);
+    if (!r || !moving(*r)) return false;
+    std::vector<std::string> &done = nodes_moved_[job_id];
+    if (std::find(done.begin(), done.end(), node) == done.end()) done.push_back(node);
+    for (const std::string &n : r->nodes)
+        if (std::find(done.begin(), done.end(), n) == done.end()) return false;
+    return finish_move(job_id, now);
+}
+
+bool Engine::node_has_moved(uint64_t job_id, const std::string &node) const {
+    auto it = nodes_moved_.find(job_id);
+    return it != nodes_moved_.end() && std::find(it->second.begin(), it->second.end(), node) != it->second.end();
+}
+
+std::vector<MoveUnderWay> Engine::moves_under_way() const {
+    std::vector<MoveUnderWay> out;
+    for (const auto &[id, r] : ledger_.reservations()) {
+        if (!moving(r)) continue;
+        MoveUnderWay w;
+        w.job_id = id;
+        for (const Segment &s : r.segments)
+            if (s.use == Use::Incoming) w.target.push_back(s);
+        w.bytes = hot_beyond_bound(r);
+        w.nodes = r.nodes;
+        out.push_back(std::move(w));
+    }
+    return out;
+}
+
+std::vector<uint64_t> Engine::take_moved(size_t max) {
+    const size_t n = std::min(max, moved_.size());
+    std::vector<uint64_t> out(moved_.begin(), moved_.begin() + static_cast<std::ptrdiff_t>(n));
+    moved_.erase(moved_.begin(), moved_.begin() + static_cast<std::ptrdiff_t>(n));
+    return out;
 }
 
 std::vector<uint64_t> Engine::take_newly_affected() {

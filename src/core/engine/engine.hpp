@@ -2,6 +2,7 @@
 // cluster model and ledger, reloaded as a whole and persisted on every change.
 #pragma once
 #include <ctime>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +12,7 @@
 #include "config.hpp"
 #include "decision_log.hpp"
 #include "ledger.hpp"
+#include "move.hpp"
 #include "placement.hpp"
 #include "plan_book.hpp"
 
@@ -20,6 +22,15 @@ namespace morpheus {
 // on it, is refused (InputError naming the blade, the jobs and the fix): reload() and the
 // inventory watcher refuse it, and `morpheus check` reports it before an admin installs it.
 void refuse_stranding(const Ledger &ledger, const Inventory &inv, const Fabric &fabric);
+
+// A move of a job's hot memory under way (the ledger holds its target as Use::Incoming): what
+// the job's nodes need to migrate the pages.
+struct MoveUnderWay {
+    uint64_t job_id = 0;
+    std::vector<Segment> target;  // Use::Incoming
+    uint64_t bytes = 0;  // hot bytes beyond the bound, leaving
+    std::vector<std::string> nodes;  // the job's nodes, as the ledger knows them
+};
 
 class Engine {
 public:
@@ -89,6 +100,26 @@ public:
     // the blade-failure policy (and logged) once.
     std::vector<uint64_t> take_newly_affected();
 
+    // Hot memory that moves closer (issue 27, move.hpp). start_moves: the moves plan_moves()
+    // picks now (at most the config's MaxMoves under way), their targets reserved beside the
+    // old regions in one durable save, each logged as the job's decision ("moving"); the
+    // epoch moves when any began. finish_move: the target becomes the job's hot memory and the
+    // old region is freed (persisted); abandon_move: the target is freed. Both return false
+    // when the job has no move under way. Hold lock() while calling them.
+    std::vector<MovePlan> start_moves(int64_t now);
+    bool finish_move(uint64_t job_id, int64_t now);
+    bool abandon_move(uint64_t job_id, int64_t now);
+    std::vector<MoveUnderWay> moves_under_way() const;
+    // A node of the job has migrated its share of the pages: the move finishes (finish_move)
+    // once every node of the job has said so; true then. Which nodes said so is kept in
+    // memory only: after a restart the nodes move again (migrating to where the pages are is
+    // a no-op) and say so again.
+    bool node_moved(uint64_t job_id, const std::string &node, int64_t now);
+    bool node_has_moved(uint64_t job_id, const std::string &node) const;
+    // Up to `max` jobs whose placement a move changed (begun, finished, given up) since the
+    // last call, the rest staying for the next: a shim republishes their placement.
+    std::vector<uint64_t> take_moved(size_t max);
+
     DecisionLog &decisions() { return decisions_; }
     // Blade memory planned for the highest-priority pending jobs (PlanDepth).
     PlanBook &plans() { return plans_; }
@@ -125,6 +156,8 @@ private:
     std::string inventory_stamp_;
     int64_t inventory_checked_ = 0;
     std::vector<uint64_t> newly_affected_;
+    std::vector<uint64_t> moved_;
+    std::map<uint64_t, std::vector<std::string>> nodes_moved_;  // moves under way: nodes done
     bool unsynced_ = false;
     DecisionLog decisions_;
     PlanBook plans_;

@@ -5,6 +5,7 @@
 #include "explain.hpp"
 #include "hostlist.hpp"
 #include "json_document.hpp"
+#include "move.hpp"
 
 namespace morpheus {
 
@@ -101,7 +102,7 @@ JobList job_list(const ClusterModel &m, const Ledger &l, const DecisionLog &log,
         JobStatus j = running_job(m.fabric(), id, r, viewer);
         // Whether a job holds memory on a failed blade is part of its detail: another user's
         // job reads "running" either way.
-        j.state = j.detail && j.detail->affected ? "affected" : "running";
+        j.state = j.detail && j.detail->affected ? "affected" : moving(r) ? "moving" : "running";
         // Ended, but its release could not be saved yet (retried every second): the memory is
         // still held, and the viewer who may see the job sees why.
         auto due = log.releases_due().find(id);
