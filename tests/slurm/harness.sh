@@ -281,7 +281,12 @@ start_accounting() { # RUN
 	sacctmgr -i add account e2e-other Description=e2e Organization=morpheus >/dev/null
 	sacctmgr -i add user root Account=e2e >/dev/null
 	sacctmgr -i modify user root set DefaultAccount=e2e >/dev/null
-	sacctmgr -i add user nobody Account=e2e-other >/dev/null
+	# An unprivileged test user of our own (lib.sh E2E_USER): "nobody" holds no association
+	# from Slurm 26.05 on.
+	id -u "${E2E_USER:-mph-e2e}" >/dev/null 2>&1 ||
+		useradd --system --no-create-home --shell /usr/sbin/nologin "${E2E_USER:-mph-e2e}" ||
+		die "cannot create the test user ${E2E_USER:-mph-e2e}"
+	sacctmgr -i add user "${E2E_USER:-mph-e2e}" Account=e2e-other >/dev/null
 	echo "$hot $cold" >"$run/licenses"
 	log "accounting: MariaDB on 127.0.0.1:$sql, slurmdbd on $dbd, Licenses=blade_hot_gb:$hot,blade_cold_gb:$cold"
 }

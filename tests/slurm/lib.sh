@@ -7,6 +7,11 @@ TEST_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
 TEST_TMP=$(mktemp -d "${E2E_RUN:?not inside the harness (run via harness.sh run-test)}/tmp.$TEST_NAME.XXXX")
 chmod 755 "$TEST_TMP"  # job output lands here
 
+# The unprivileged user the accounting tests submit as (harness.sh creates it). Not "nobody":
+# from Slurm 26.05 the name "nobody" resolves to no uid in the association manager
+# (uid_from_string maps it to SLURM_AUTH_NOBODY), so it can hold no association there.
+E2E_USER=${E2E_USER:-mph-e2e}
+
 fail() {
 	printf '%s: FAIL: %s\n' "$TEST_NAME" "$*" >&2
 	exit 1

@@ -23,8 +23,8 @@ assert_eq "licenses of $plain (no blade memory)" "" "$(job_field "$plain" Licens
 
 # 2. A second account's job, then sacct after both ended.
 chmod 755 "$TEST_TMP"
-b=$(cd "$TEST_TMP" && runuser -u nobody -- sbatch --parsable -N1 -t 2 --mem-hot=128G -o /dev/null --wrap 'sleep 1') ||
-	fail "sbatch as nobody was rejected: $b"
+b=$(cd "$TEST_TMP" && runuser -u "$E2E_USER" -- sbatch --parsable -N1 -t 2 --mem-hot=128G -o /dev/null --wrap 'sleep 1') ||
+	fail "sbatch as $E2E_USER was rejected: $b"
 echo "$b" >>"$TEST_TMP/jobs"
 wait_state "$a" COMPLETED 30
 wait_state "$b" COMPLETED 30

@@ -14,15 +14,15 @@
 
 limit=100
 sacctmgr -i add account e2e-lim Description=e2e Organization=morpheus >/dev/null
-sacctmgr -i add user nobody Account=e2e-lim GrpTRES=license/blade_hot_gb=$limit >/dev/null ||
+sacctmgr -i add user "$E2E_USER" Account=e2e-lim GrpTRES=license/blade_hot_gb=$limit >/dev/null ||
 	fail "sacctmgr could not set GrpTRES=license/blade_hot_gb=$limit"
 for _ in $(seq 40); do # slurmctld learns associations from slurmdbd
-	sacctmgr -n -P show assoc account=e2e-lim user=nobody format=GrpTRES | grep -q "blade_hot_gb=$limit" &&
-		scontrol show assoc_mgr users=nobody accounts=e2e-lim flags=assoc 2>/dev/null | grep -q "blade_hot_gb=$limit" && break
+	sacctmgr -n -P show assoc account=e2e-lim user="$E2E_USER" format=GrpTRES | grep -q "blade_hot_gb=$limit" &&
+		scontrol show assoc_mgr users="$E2E_USER" accounts=e2e-lim flags=assoc 2>/dev/null | grep -q "blade_hot_gb=$limit" && break
 	sleep 0.25
 done
 chmod 755 "$TEST_TMP"
-as_user() { (cd "$TEST_TMP" && runuser -u nobody -- "$@"); }
+as_user() { (cd "$TEST_TMP" && runuser -u "$E2E_USER" -- "$@"); }
 
 # The hot GiB a job's licences charge, and the hot GiB it holds in the ledger.
 charged() { job_field "$1" Licenses | tr ',' '\n' | sed -n 's/^blade_hot_gb[:=]//p' | head -1; }
