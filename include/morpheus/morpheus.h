@@ -63,6 +63,14 @@ typedef struct morpheus_request {
 	 * judges the job on these alone; morpheus_plan_new ranks only pods that have one, and
 	 * offers only these nodes. */
 	const uint8_t *allowed_nodes;
+	/* Checkpoint offload (--ckpt-size, --ckpt-period, --ckpt-period-max, --ckpt-replicas):
+	 * the whole job's checkpoint in bytes (0: none), how often it is flushed, the longest
+	 * period the job accepts when no window can be booked at its own (0: exactly the
+	 * period), and the copies in separate failure domains (0: 1). */
+	uint64_t ckpt_bytes;
+	int64_t ckpt_period_s;
+	int64_t ckpt_period_max_s;
+	uint32_t ckpt_replicas;
 } morpheus_request_t;
 
 /* Loads morpheus.conf and the fabric, inventory and ledger it names. default_state_file is
@@ -71,9 +79,10 @@ morpheus_engine_t *morpheus_engine_open(const char *conf_path, const char *defau
 					morpheus_error_t *err);
 void morpheus_engine_close(morpheus_engine_t **engine);
 
-/* Every change to the ledger is durable (written, fsync'ed, renamed, directory fsync'ed)
- * before morpheus_reserve()/morpheus_release() return, so this has nothing left to do; it
- * stays for callers that still call it once a second. */
+/* Without background saves (morpheus_engine_set_background_saves) every change to the ledger
+ * is durable (written, fsync'ed, renamed, directory fsync'ed) before morpheus_reserve()/
+ * morpheus_release() return, and this has nothing to do. With them: -1 with the error while
+ * the newest save failed (it is retried every second); it waits for nothing. */
 int morpheus_engine_sync(morpheus_engine_t *engine, morpheus_error_t *err);
 
 /* Re-reads morpheus.conf, fabric and inventory; validates everything before swapping it in.
@@ -97,6 +106,23 @@ int morpheus_report_latency(morpheus_engine_t *engine, const char *node_name, co
  * epoch moved: decide pending jobs again), 0 when not, -1 on error. Builds the new model
  * without the engine's lock, like morpheus_engine_refresh_inventory. */
 int morpheus_heat_map_settle(morpheus_engine_t *engine, int64_t now, morpheus_error_t *err);
+/* morpheus_heat_map_settle when HeatMapSettleInterval seconds passed since the last round
+ * (slurmctld's watcher calls it every second): 1 changed, 0 not (or not due), -1 error. */
+int morpheus_heat_map_settle_due(morpheus_engine_t *engine, int64_t now, morpheus_error_t *err);
+/* Running jobs whose hot memory, placed inside their bound, the live map now puts beyond it,
+ * each once per time it goes beyond (logged as "beyond-bound" for morpheus explain): the
+ * shim applies HeatMapBeyondBound to them. At most max ids; the rest wait for the next call. */
+size_t morpheus_jobs_newly_beyond_bound(morpheus_engine_t *engine, uint64_t *ids, size_t max);
+/* HeatMapBeyondBound: "none", "notify" or "requeue" (a static string). */
+const char *morpheus_engine_beyond_bound_policy(const morpheus_engine_t *engine);
+/* Slurm's address of every node (NodeName, NodeAddr, NodeHostname; count entries each), for the
+ * rule that a node reports latencies only for itself: the munge credential of a report must
+ * come from the named node's address (a node at a loopback or this host's address lives on the
+ * controller's host). Replaces the previous table; resolves names that changed, so call it
+ * WITHOUT holding a lock the scheduler needs. 0, or -1 with err. */
+int morpheus_set_node_addresses(morpheus_engine_t *engine, const char *const *names,
+				const char *const *addrs, const char *const *hostnames, size_t count,
+				morpheus_error_t *err);
 
 /* Config values the shims need, as of the call (a reload may change them later).
  * state_file: malloc'd copy (free() it), NULL if out of memory.
@@ -119,6 +145,17 @@ uint64_t morpheus_engine_generation(const morpheus_engine_t *engine);
 uint64_t morpheus_engine_epoch(const morpheus_engine_t *engine);
 /* Something decisions read changed outside the engine (a running job's end moved). */
 void morpheus_engine_touch(morpheus_engine_t *engine);
+/* Background saves (slurmctld): ledger changes take effect in memory and return at once; a
+ * thread of the engine writes them durably right after (one save for the changes made while
+ * the last one was under way), and morpheus_engine_sync() reports a save that failed (it is
+ * retried every second). Closing the engine writes what is still owed. Off by default: every
+ * change is durable before it returns. */
+void morpheus_engine_set_background_saves(morpheus_engine_t *engine, int on);
+/* Waits at most SECONDS for every change made so far to be on disk; 0 then, -1 if not. */
+int morpheus_engine_flush(morpheus_engine_t *engine, int seconds);
+/* A shim's decision cache totals (job tests answered from a kept decision, and decided
+ * afresh), for `morpheus metrics` (morpheus_decision_cache_total). */
+void morpheus_decision_cache_counts(morpheus_engine_t *engine, uint64_t hits, uint64_t misses);
 
 /* Parses the flag texts (each may be NULL or ""); -1 with err naming the flag. */
 int morpheus_request_set_flags(morpheus_request_t *req, const char *hot, const char *hot_latency,
@@ -128,7 +165,12 @@ int morpheus_request_set_wait(morpheus_request_t *req, const char *hot_wait, mor
 /* 1 when the job's soft bound has lapsed at `now` (its wait is over), 0 otherwise (hard,
  * nothing hot, still waiting): what a shim adds to what a decision depends on. */
 int morpheus_bound_lapsed(morpheus_engine_t *engine, const morpheus_request_t *req, int64_t now);
-/* 1 if the request asks Morpheus for anything (hot or cold memory). */
+/* Parses the checkpoint flags' texts (--ckpt-size, --ckpt-period, --ckpt-period-max,
+ * --ckpt-replicas; each may be NULL or ""); -1 with err naming the flag and the fix, also when
+ * they do not go together (a size without a period). */
+int morpheus_request_set_checkpoint(morpheus_request_t *req, const char *size, const char *period,
+				    const char *period_max, const char *replicas, morpheus_error_t *err);
+/* 1 if the request asks Morpheus for anything (hot or cold memory, a checkpoint region). */
 int morpheus_request_wants_memory(const morpheus_request_t *req);
 
 /* At submission: 0 if the request could be placed some day, -1 with the reason otherwise.
@@ -185,16 +227,25 @@ int morpheus_reserve(morpheus_engine_t *engine, const morpheus_request_t *req,
 		     const uint32_t *nodes, size_t node_count, morpheus_error_t *err);
 /* 1 released, 0 the job held nothing (idempotent), -1 the state file could not be saved. */
 int morpheus_release(morpheus_engine_t *engine, uint64_t job_id, morpheus_error_t *err);
+/* A job requeued (its node failed, scontrol requeue): its checkpoint region and window are
+ * kept for its next start, where it is told to restore (MORPHEUS_CKPT_RESTORE); the rest of
+ * its memory is released. 2 region kept, 1 released (no checkpoint), 0 held nothing, -1 error.
+ * morpheus_release() frees the region when the job ends for good. */
+int morpheus_release_for_requeue(morpheus_engine_t *engine, uint64_t job_id, morpheus_error_t *err);
+/* Jobs whose checkpoint region has a copy on a failed blade (restorable from a replica, or
+ * lost): fills up to max ids, returns how many there are. */
+size_t morpheus_jobs_checkpoint_degraded(morpheus_engine_t *engine, uint64_t *ids, size_t max);
 
 /* Retries the releases that failed to save (their jobs ended; the memory is held until one
  * succeeds, shown as "releasing" in the views): the number released now, or -1 with the error
  * of one that still fails. The shim calls it once a second. */
 int morpheus_retry_releases(morpheus_engine_t *engine, morpheus_error_t *err);
 
-/* After a restart: releases every reservation whose job is not in running_ids. Returns the
- * number released, or -1. */
-int morpheus_reconcile(morpheus_engine_t *engine, const uint64_t *running_ids, size_t count,
-		       morpheus_error_t *err);
+/* After a restart: releases every reservation whose job is not in running_ids, except the
+ * checkpoint region a requeued job in pending_ids keeps for its restart (a pending job holds
+ * nothing else). Returns the number released, or -1. */
+int morpheus_reconcile(morpheus_engine_t *engine, const uint64_t *running_ids, size_t running_count,
+		       const uint64_t *pending_ids, size_t pending_count, morpheus_error_t *err);
 
 /* The job's placement, malloc'd, or NULL if it holds nothing:
  * summary: one line for a job field ("pod=pod1 hot=blade1a:32G@120ns,... cold=...");
@@ -228,6 +279,8 @@ size_t morpheus_engine_take_moved(morpheus_engine_t *engine, uint64_t *ids, size
 /* Decisions kept for `morpheus explain` of jobs that hold no reservation (pending rows):
  * writes up to max job ids, returns how many. The shim forgets those whose job is gone
  * (cancelled while pending, a --test-only probe). */
+/* The jobs holding a reservation: fills up to MAX ids, returns how many there are. */
+size_t morpheus_reserved_jobs(morpheus_engine_t *engine, uint64_t *ids, size_t max);
 size_t morpheus_pending_decisions(morpheus_engine_t *engine, uint64_t *ids, size_t max);
 void morpheus_forget_decision(morpheus_engine_t *engine, uint64_t job_id);
 

@@ -12,6 +12,10 @@
 #define MORPHEUS_ENV_MEM_COLD "MORPHEUS_MEM_COLD"
 #define MORPHEUS_ENV_MEM_HOT_WAIT "MORPHEUS_MEM_HOT_WAIT"
 #define MORPHEUS_ENV_NCCL_HINTS "MORPHEUS_NCCL_HINTS"
+#define MORPHEUS_ENV_CKPT_SIZE "MORPHEUS_CKPT_SIZE"             /* --ckpt-size */
+#define MORPHEUS_ENV_CKPT_PERIOD_ASKED "MORPHEUS_CKPT_PERIOD_ASKED" /* --ckpt-period */
+#define MORPHEUS_ENV_CKPT_PERIOD_MAX "MORPHEUS_CKPT_PERIOD_MAX" /* --ckpt-period-max */
+#define MORPHEUS_ENV_CKPT_REPLICAS "MORPHEUS_CKPT_REPLICAS"     /* --ckpt-replicas */
 
 /* The placement: set by select/morpheus in the batch environment (env_sup), read by the job
  * and by the node side. A heterogeneous job also carries each component's as
@@ -25,6 +29,26 @@
 #define MORPHEUS_ENV_COLD_BLADES "MORPHEUS_COLD_BLADES"     /* blade:tier:size,... */
 #define MORPHEUS_ENV_COLD_BYTES "MORPHEUS_COLD_BYTES"
 #define MORPHEUS_ENV_HET_SUFFIX "_HET_GROUP_"
+
+/* The checkpoint (issue 28), set by select/morpheus like the placement, read by the job, by
+ * morpheus_ckpt_window() (morpheus_ckpt.h) and `morpheus ckpt`. The window is open at every
+ * unix time t with (t mod PERIOD) in [PHASE, PHASE + WINDOW). */
+#define MORPHEUS_ENV_CKPT_REGION "MORPHEUS_CKPT_REGION"   /* blade:size,... (copies in order) */
+#define MORPHEUS_ENV_CKPT_BYTES "MORPHEUS_CKPT_BYTES"     /* one copy */
+#define MORPHEUS_ENV_CKPT_COPIES "MORPHEUS_CKPT_COPIES"   /* intact/asked, e.g. 2/2 or 1/2 */
+#define MORPHEUS_ENV_CKPT_PERIOD "MORPHEUS_CKPT_PERIOD"   /* seconds, as granted */
+#define MORPHEUS_ENV_CKPT_PHASE "MORPHEUS_CKPT_PHASE"     /* seconds into the period */
+#define MORPHEUS_ENV_CKPT_WINDOW "MORPHEUS_CKPT_WINDOW"   /* seconds the window lasts */
+/* 1: the job restarts on the region it held (requeued) and an intact copy is there to read
+ * back; 0: a first start, or nothing is left to restore (then MORPHEUS_CKPT_LOST=1). */
+#define MORPHEUS_ENV_CKPT_RESTORE "MORPHEUS_CKPT_RESTORE"
+#define MORPHEUS_ENV_CKPT_RESTORE_FROM "MORPHEUS_CKPT_RESTORE_FROM" /* blades of an intact copy */
+#define MORPHEUS_ENV_CKPT_LOST "MORPHEUS_CKPT_LOST"       /* 1: every copy was on a failed blade */
+/* The fabric's class for bulk traffic (morpheus-fabric(5) bulk_traffic), when it names one:
+ * for the process that writes the checkpoint (`morpheus ckpt --env`), not for the training's
+ * collectives. */
+#define MORPHEUS_ENV_CKPT_IB_SL "MORPHEUS_CKPT_IB_SL"
+#define MORPHEUS_ENV_CKPT_TRAFFIC_CLASS "MORPHEUS_CKPT_TRAFFIC_CLASS"
 
 /* The node: set by the SPANK plugin per step and node (user_init), read by the tasks. */
 #define MORPHEUS_ENV_NODE_POD "MORPHEUS_NODE_POD"

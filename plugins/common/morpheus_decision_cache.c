@@ -10,7 +10,7 @@
  * reuses the answer; any change of any of them decides afresh. Cons_tres is still asked every
  * time (CPUs, memory and GRES are its to judge), so only Morpheus's own work is saved.
  *
- * Direct-mapped by job id: a collision only costs a recomputation. Holds slurmctld's
+ * Two-way sets by job id and mode: a collision only costs a recomputation. Holds slurmctld's
  * glue_lock (every caller does).
  */
 #include "config.h"
@@ -20,9 +20,23 @@
 
 #include "morpheus_decision_cache.h"
 
-#define CACHE_SLOTS 4096 /* power of two */
+#define CACHE_SETS 4096 /* power of two */
+#define CACHE_WAYS 2
 
-static glue_decision_t slots[CACHE_SLOTS];
+/*
+ * A job's set for a test mode: the main scheduler (RUN_NOW) and backfill (WILL_RUN) test
+ * the same pending job in turn, on different node bitmaps; one slot for both would have each
+ * pass throw the other's answer away (every test a miss). Two ways a set: backfill tests a
+ * job refused now again on the nodes free when it could start (another bitmap), every pass.
+ */
+static glue_decision_t slots[CACHE_SETS][CACHE_WAYS];
+static uint8_t newest[CACHE_SETS]; /* the way stored last: the other one goes next */
+
+static unsigned _set(uint32_t job_id, uint16_t mode)
+{
+	return ((job_id << 1) | (mode == SELECT_MODE_WILL_RUN)) & (CACHE_SETS - 1);
+}
+
 static uint64_t hits, misses;
 
 /*
@@ -85,37 +99,61 @@ static void _empty(glue_decision_t *d)
 
 extern glue_decision_t *glue_decision_find(const glue_decision_key_t *key)
 {
-	glue_decision_t *d = &slots[key->job_id & (CACHE_SLOTS - 1)];
+	unsigned set = _set(key->job_id, key->mode);
 
-	if (d->kind != GLUE_DECISION_NONE && _same_key(&d->key, key)) {
-		hits++;
-		return d;
+	for (int w = 0; w < CACHE_WAYS; w++) {
+		glue_decision_t *d = &slots[set][w];
+		if ((d->kind != GLUE_DECISION_NONE) && _same_key(&d->key, key)) {
+			newest[set] = w;
+			return d;
+		}
 	}
-	misses++;
 	return NULL;
+}
+
+extern void glue_decision_count(bool hit)
+{
+	if (hit)
+		hits++;
+	else
+		misses++;
+	/* For `morpheus metrics` (morpheus_decision_cache_total): an uncontended lock. */
+	if (glue_engine)
+		morpheus_decision_cache_counts(glue_engine, hits, misses);
 }
 
 extern glue_decision_t *glue_decision_store(const glue_decision_key_t *key)
 {
-	glue_decision_t *d = &slots[key->job_id & (CACHE_SLOTS - 1)];
+	unsigned set = _set(key->job_id, key->mode);
+	int w = !newest[set];
+	glue_decision_t *d;
 
+	/* Another job's answers in the set (ids CACHE_SETS / 2 apart) go first. */
+	for (int i = 0; i < CACHE_WAYS; i++)
+		if (slots[set][i].key.job_id != key->job_id)
+			w = i;
+	d = &slots[set][w];
 	_empty(d);
 	d->key = *key;
+	newest[set] = w;
 	return d;
 }
 
 extern void glue_decision_forget(uint32_t job_id)
 {
-	glue_decision_t *d = &slots[job_id & (CACHE_SLOTS - 1)];
-
-	if (d->key.job_id == job_id)
-		_empty(d);
+	for (int will_run = 0; will_run < 2; will_run++) {
+		unsigned set = _set(job_id, will_run ? SELECT_MODE_WILL_RUN : SELECT_MODE_RUN_NOW);
+		for (int w = 0; w < CACHE_WAYS; w++)
+			if (slots[set][w].key.job_id == job_id)
+				_empty(&slots[set][w]);
+	}
 }
 
 extern void glue_decision_clear(void)
 {
-	for (int i = 0; i < CACHE_SLOTS; i++)
-		_empty(&slots[i]);
+	for (int i = 0; i < CACHE_SETS; i++)
+		for (int w = 0; w < CACHE_WAYS; w++)
+			_empty(&slots[i][w]);
 	debug("select/morpheus: decision cache cleared (%" PRIu64 " hits, %" PRIu64 " misses)",
 	      hits, misses);
 }

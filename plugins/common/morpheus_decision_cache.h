@@ -41,6 +41,9 @@ extern void glue_decision_key(glue_decision_key_t *key, job_record_t *job_ptr, b
 			      uint32_t min_nodes, uint16_t mode);
 /* The kept decision for exactly that key, or NULL (decide afresh). */
 extern glue_decision_t *glue_decision_find(const glue_decision_key_t *key);
+/* A job test answered from a kept decision (hit) or decided afresh: counted, and published
+ * for `morpheus metrics` (morpheus_decision_cache_total). */
+extern void glue_decision_count(bool hit);
 /* An empty slot for the key's decision (what was there before goes). */
 extern glue_decision_t *glue_decision_store(const glue_decision_key_t *key);
 /* A job that started or ended: its decision goes. */

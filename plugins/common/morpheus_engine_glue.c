@@ -44,6 +44,10 @@ static void _open_locked(void)
 	glue_engine = morpheus_engine_open(conf, state, &err);
 	if (glue_engine) {
 		char *ledger = morpheus_engine_state_file(glue_engine);
+		/* The scheduler must not wait for the disk: two fsyncs per job start and end
+		 * were most of a main scheduling cycle (issue 26). Recovery repairs what a crash
+		 * loses (morpheus_recovery.c). */
+		morpheus_engine_set_background_saves(glue_engine, 1);
 		info("select/morpheus: engine open: %s, %zu fabric nodes, ledger %s", conf,
 		     morpheus_node_count(glue_engine), ledger ? ledger : "?");
 		free(ledger);

@@ -71,6 +71,7 @@
 /* slurmctld's, absent in client commands that load this plugin: referenced weakly and only
  * touched when the engine is open, which only happens in slurmctld. */
 #pragma weak last_job_update
+#pragma weak last_node_update
 #pragma weak queue_job_scheduler
 #pragma weak lock_slurmctld
 #pragma weak unlock_slurmctld
@@ -143,5 +144,6 @@ extern int glue_charge_covers_locked(job_record_t *job_ptr, const morpheus_reque
 
 /* Recovery (morpheus_recovery.c). */
 extern void glue_restore_running_if_due_locked(void);
+extern bool glue_jobs_recovered_locked(void);
 
 #endif /* MORPHEUS_GLUE_H */

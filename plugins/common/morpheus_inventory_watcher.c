@@ -2,11 +2,14 @@
  * morpheus_inventory_watcher.c - the slurmctld thread that re-reads the inventory, keeps the
  * status service up, applies BladeFailurePolicy to jobs on a failed blade, and begins the
  * moves of hot memory into jobs' bounds (issue 27; the nodes migrate the pages and report
- * through the status service, `morpheus node agent`).
+ * through the status service, `morpheus node agent`), and settles the live heat map (issue
+ * 29), flagging jobs its latencies put beyond their bound (HeatMapBeyondBound).
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -135,7 +138,8 @@ static int _signal_job(uint32_t job_id, uint16_t sig)
  * them run, or only log. Called without glue_lock: requeue ends in job_fini, which takes it,
  * and slurmctld's job lock must come first (job_test holds it, then takes glue_lock).
  */
-static void _apply_failure_policy(const char *policy, const uint64_t *ids, size_t count)
+static void _apply_policy(const char *policy, const uint64_t *ids, size_t count, const char *why,
+			  const char *key, const char *shown)
 {
 	slurmctld_lock_t job_write_lock = { NO_LOCK, WRITE_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK };
 
@@ -150,11 +154,11 @@ static void _apply_failure_policy(const char *policy, const uint64_t *ids, size_
 			rc = _requeue_job(job_id);
 		else if (!xstrcmp(policy, "signal"))
 			rc = _signal_job(job_id, SIGUSR1);
-		info("select/morpheus: JobId=%u holds memory on a failed blade: BladeFailurePolicy=%s%s%s",
-		     job_id, policy, rc == SLURM_SUCCESS ? "" : " failed: ",
+		info("select/morpheus: JobId=%u %s: %s=%s%s%s", job_id, why, key, shown,
+		     rc == SLURM_SUCCESS ? "" : " failed: ",
 		     rc == SLURM_SUCCESS ? "" : slurm_strerror(rc));
 		/* A job that may not be requeued (--no-requeue, JobRequeue=0) must still hear of
-		 * the failure: the signal policy is the next best. */
+		 * it: the signal policy is the next best. */
 		if ((rc != SLURM_SUCCESS) && !xstrcmp(policy, "requeue")) {
 			rc = _signal_job(job_id, SIGUSR1);
 			info("select/morpheus: JobId=%u cannot be requeued: signalled (SIGUSR1) instead%s%s",
@@ -162,6 +166,180 @@ static void _apply_failure_policy(const char *policy, const uint64_t *ids, size_
 			     rc == SLURM_SUCCESS ? "" : slurm_strerror(rc));
 		}
 	}
+	unlock_slurmctld(job_write_lock);
+}
+
+/*
+ * The live heat map (issue 29): a settle round every HeatMapSettleInterval (the core keeps
+ * time); when the latencies placement uses changed, the engine's epoch moved, so every kept
+ * decision of a pending job is stale (morpheus_decision_cache.c) and a scheduling pass decides
+ * them again now rather than at the next periodic one. Called WITHOUT glue_lock: the new model
+ * is built meanwhile.
+ */
+static void _settle_heat_map(morpheus_engine_t *e)
+{
+	static char *last_error;
+	morpheus_error_t err;
+	int rc = morpheus_heat_map_settle_due(e, (int64_t) time(NULL), &err);
+
+	slurm_mutex_lock(&glue_lock);
+	if (rc < 0) {
+		if (xstrcmp(last_error, err.message))
+			error("select/morpheus: heat map not settled: %s", err.message);
+		xfree(last_error);
+		last_error = xstrdup(err.message);
+	} else {
+		xfree(last_error);
+	}
+	slurm_mutex_unlock(&glue_lock);
+	if (rc == 1) {
+		info("select/morpheus: heat map: the measured latencies placement uses changed");
+		if (queue_job_scheduler)
+			queue_job_scheduler();
+	}
+}
+
+/*
+ * Slurm's NodeAddr and NodeHostname of every node, for the rule that a node reports latencies
+ * only for itself (the munge credential's encoding address must be the node's). Pushed when
+ * slurmctld's node table changed (last_node_update) and every few seconds, as `scontrol update
+ * NodeAddr=` does not move last_node_update (22.05); copied under the node read lock and
+ * resolved by the core after it is released (only names that changed). Called without
+ * glue_lock (slurmctld's first).
+ */
+#define NODE_ADDRESS_PUSH_SECONDS 5
+static void _push_node_addresses(morpheus_engine_t *e)
+{
+	static time_t pushed, pushed_at;
+	time_t now = time(NULL);
+	slurmctld_lock_t node_read_lock = { NO_LOCK, NO_LOCK, READ_LOCK, NO_LOCK, NO_LOCK };
+	node_record_t *node_ptr;
+	char **names, **addrs, **hosts;
+	size_t n = 0, cap;
+	morpheus_error_t err;
+
+	if (!lock_slurmctld || !&last_node_update ||
+	    ((pushed == last_node_update) && (now - pushed_at < NODE_ADDRESS_PUSH_SECONDS)))
+		return;
+	lock_slurmctld(node_read_lock);
+	pushed = last_node_update;
+	pushed_at = now;
+	cap = MAX(node_record_count, 1);
+	names = xcalloc(cap, sizeof(char *));
+	addrs = xcalloc(cap, sizeof(char *));
+	hosts = xcalloc(cap, sizeof(char *));
+	for (int i = 0; (node_ptr = next_node(&i)) && (n < cap); i++) {
+		names[n] = xstrdup(node_ptr->name);
+		addrs[n] = xstrdup(node_ptr->comm_name);
+		hosts[n] = xstrdup(node_ptr->node_hostname);
+		n++;
+	}
+	unlock_slurmctld(node_read_lock);
+	if (morpheus_set_node_addresses(e, (const char *const *) names,
+					(const char *const *) addrs,
+					(const char *const *) hosts, n, &err) < 0)
+		error("select/morpheus: node addresses not taken: %s", err.message);
+	for (size_t i = 0; i < n; i++) {
+		xfree(names[i]);
+		xfree(addrs[i]);
+		xfree(hosts[i]);
+	}
+	xfree(names);
+	xfree(addrs);
+	xfree(hosts);
+}
+
+/*
+ * Every few seconds, with slurmctld's job lock then glue_lock (as job_test takes them):
+ *
+ * The ledger follows the jobs. A reservation whose job is not running any more and never
+ * reached job_fini is released: a region kept for a requeued job that was cancelled while
+ * pending (no job_fini comes), a job Slurm relaunched after a SIGKILL and recovered as pending,
+ * a job select_nodes() left pending after job_begin. Only a requeued job's checkpoint region
+ * stays with a pending job (the core's reconcile keeps it). The cost is the reservations'
+ * number, never the queue's.
+ *
+ * Checkpoint regions (issue 28): a job whose region has a copy on a failed blade gets its
+ * placement published again (SystemComment: its copies left, or CKPT-LOST) and the admin one
+ * log line per change. The job is told at its next start (MORPHEUS_CKPT_RESTORE, _LOST).
+ */
+static void _reservation_upkeep(void)
+{
+	slurmctld_lock_t job_write_lock = { NO_LOCK, WRITE_LOCK, NO_LOCK, NO_LOCK, NO_LOCK };
+	static time_t last;
+	static char *logged; /* "id summary\n" of the degraded regions logged last pass */
+	char *now_logged = NULL;
+	uint64_t *ids, *running, *pending;
+	size_t n, degraded, running_count = 0, pending_count = 0;
+	morpheus_error_t err;
+	time_t now = time(NULL);
+	int released;
+
+	if (!lock_slurmctld || !find_job_record || (now - last < 5))
+		return;
+	last = now;
+	lock_slurmctld(job_write_lock);
+	slurm_mutex_lock(&glue_lock);
+	/* Before slurmctld recovered its jobs find_job_record() has no table to look in. */
+	if (!glue_engine || !glue_jobs_recovered_locked())
+		goto fini;
+	n = morpheus_reserved_jobs(glue_engine, NULL, 0);
+	ids = xcalloc(n + 1, sizeof(uint64_t));
+	running = xcalloc(n + 1, sizeof(uint64_t));
+	pending = xcalloc(n + 1, sizeof(uint64_t));
+	n = MIN(n, morpheus_reserved_jobs(glue_engine, ids, n));
+	for (size_t i = 0; i < n; i++) {
+		job_record_t *job_ptr = find_job_record((uint32_t) ids[i]);
+
+		if (job_ptr && (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)))
+			running[running_count++] = ids[i];
+		else if (job_ptr && IS_JOB_PENDING(job_ptr))
+			pending[pending_count++] = ids[i];
+		else if (job_ptr && IS_JOB_COMPLETING(job_ptr))
+			running[running_count++] = ids[i]; /* its job_fini is under way */
+		else
+			info("select/morpheus: JobId=%" PRIu64 " %s: releasing its reservation",
+			     ids[i], job_ptr ? "ended while not running" : "is gone");
+	}
+	if (n > running_count) {
+		int gone = (int) (n - running_count - pending_count);
+
+		released = morpheus_reconcile(glue_engine, running, running_count, pending,
+					      pending_count, &err);
+		if (released < 0)
+			error("select/morpheus: releasing the reservations of jobs not running failed: %s",
+			      err.message);
+		else if (released > gone)
+			info("select/morpheus: released the reservations of %d pending jobs (only a requeued job's checkpoint region waits with its job)",
+			     released - gone);
+	}
+	xfree(running);
+	xfree(pending);
+	degraded = MIN(n, morpheus_jobs_checkpoint_degraded(glue_engine, ids, n));
+	for (size_t i = 0; i < degraded; i++) {
+		job_record_t *job_ptr = find_job_record((uint32_t) ids[i]);
+		char *summary = morpheus_job_summary(glue_engine, ids[i]);
+		char *line;
+
+		if (!summary)
+			continue;
+		line = xstrdup_printf("%" PRIu64 " %s\n", ids[i], summary);
+		if (!logged || !strstr(logged, line)) {
+			error("select/morpheus: JobId=%" PRIu64 " has its checkpoint region on a failed blade (%s): %s",
+			      ids[i], strstr(summary, "CKPT-LOST") ? "no intact copy: nothing to restore" :
+				      "restorable from a replica", summary);
+			if (job_ptr)
+				glue_publish(job_ptr);
+		}
+		xstrcat(now_logged, line);
+		xfree(line);
+		free(summary);
+	}
+	xfree(logged);
+	logged = now_logged;
+	xfree(ids);
+fini:
+	slurm_mutex_unlock(&glue_lock);
 	unlock_slurmctld(job_write_lock);
 }
 
@@ -198,13 +376,13 @@ static void _retry_releases_locked(morpheus_engine_t *e)
 static void *_watch_inventory(void *arg)
 {
 	struct timespec until;
-	uint64_t affected[256], moved[256];
-	size_t count, moved_count;
-	char policy[16];
+	uint64_t affected[256], moved[256], beyond[256];
+	size_t count, moved_count, beyond_count;
+	char policy[16], beyond_policy[16];
 
 	slurm_mutex_lock(&glue_lock);
 	while (!watcher_stop) {
-		count = moved_count = 0;
+		count = moved_count = beyond_count = 0;
 		if (glue_engine) {
 			/* alive until we are joined: see morpheus_glue.h */
 			morpheus_engine_t *e = glue_engine;
@@ -214,6 +392,8 @@ static void *_watch_inventory(void *arg)
 			slurm_mutex_unlock(&glue_lock);
 			_refresh_inventory(e);
 			_start_moves(e);
+			_push_node_addresses(e);
+			_settle_heat_map(e);
 			slurm_mutex_lock(&glue_lock);
 			if (watcher_stop)
 				break;
@@ -230,15 +410,34 @@ static void *_watch_inventory(void *arg)
 			moved_count = morpheus_engine_take_moved(glue_engine, moved, 256);
 			strlcpy(policy, morpheus_engine_failure_policy(glue_engine),
 				sizeof(policy));
+			beyond_count = morpheus_jobs_newly_beyond_bound(glue_engine, beyond, 256);
+			strlcpy(beyond_policy, morpheus_engine_beyond_bound_policy(glue_engine),
+				sizeof(beyond_policy));
+		}
+		if (beyond_count) {
+			/* notify: SIGUSR1, as BladeFailurePolicy=signal; requeue: where the job
+			 * allows it, else signalled; none: flagged in the views and logged only. */
+			const char *how = !xstrcmp(beyond_policy, "notify") ? "signal" : beyond_policy;
+			slurm_mutex_unlock(&glue_lock);
+			_apply_policy(how, beyond, beyond_count,
+				      "hot memory beyond its bound by the live heat map",
+				      "HeatMapBeyondBound", beyond_policy);
+			slurm_mutex_lock(&glue_lock);
 		}
 		if (moved_count) {
 			slurm_mutex_unlock(&glue_lock);
 			_publish_moved(moved, moved_count);
 			slurm_mutex_lock(&glue_lock);
 		}
+		if (glue_engine && !watcher_stop) {
+			slurm_mutex_unlock(&glue_lock);
+			_reservation_upkeep();
+			slurm_mutex_lock(&glue_lock);
+		}
 		if (count) {
 			slurm_mutex_unlock(&glue_lock);
-			_apply_failure_policy(policy, affected, count);
+			_apply_policy(policy, affected, count, "holds memory on a failed blade",
+				      "BladeFailurePolicy", policy);
 			slurm_mutex_lock(&glue_lock);
 			continue; /* more may be waiting (over 256) */
 		}

@@ -41,32 +41,31 @@ struct running_ends {
 	size_t count;
 };
 
-static int _append_running_end(void *x, void *arg)
-{
-	job_record_t *job_ptr = x;
-	struct running_ends *running = arg;
-
-	if (!IS_JOB_RUNNING(job_ptr) || (job_ptr->time_limit == INFINITE) ||
-	    (job_ptr->time_limit == NO_VAL) || !job_ptr->end_time)
-		return 0;
-	running->ids[running->count] = job_ptr->job_id;
-	running->ends[running->count++] = (int64_t) job_ptr->end_time;
-	return 0;
-}
-
-
-/* Fills running from job_list (the caller holds the job lock); false without one. */
+/*
+ * Fills running with the ends of the jobs that hold a reservation (the caller holds the job
+ * lock); false without a job table. Only those hold memory: looking them up by id costs what
+ * the running Morpheus jobs number, never what the queue does (a walk of job_list for every
+ * pending job tested made a pass cost the queue's length squared).
+ */
 static bool _collect_running_ends(struct running_ends *running)
 {
-	int n;
+	size_t n;
 
-	if (!&job_list || !job_list)
+	if (!find_job_record)
 		return false;
-	n = list_count(job_list);
+	n = morpheus_reserved_jobs(glue_engine, NULL, 0);
 	running->ids = xcalloc(n + 1, sizeof(uint64_t));
 	running->ends = xcalloc(n + 1, sizeof(int64_t));
 	running->count = 0;
-	list_for_each(job_list, _append_running_end, running);
+	n = MIN(n, morpheus_reserved_jobs(glue_engine, running->ids, n));
+	for (size_t i = 0; i < n; i++) {
+		job_record_t *job_ptr = find_job_record((uint32_t) running->ids[i]);
+		if (!job_ptr || !IS_JOB_RUNNING(job_ptr) || (job_ptr->time_limit == INFINITE) ||
+		    (job_ptr->time_limit == NO_VAL) || !job_ptr->end_time)
+			continue;
+		running->ids[running->count] = running->ids[i];
+		running->ends[running->count++] = (int64_t) job_ptr->end_time;
+	}
 	return true;
 }
 
@@ -300,7 +299,9 @@ fini:
  * sets, cons_tres is first asked once about all of them together: fewer nodes never help, so
  * when it refuses them all (the usual answer for a job queued behind busy nodes) no set is
  * tried one by one, and a will-run set that starts as early as all of them together is the
- * best there is.
+ * best there is. RUN_NOW asks about the best set alone before that: the main scheduler tests
+ * jobs that start (it stops at a partition's first refusal), and one run of cons_tres is
+ * then all a start costs, as without Morpheus.
  */
 static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			uint16_t mode, placement_try_fn try_fn, void *try_arg,
@@ -314,8 +315,28 @@ static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_no
 	size_t steps, best = NO_STEP, last_tried = NO_STEP;
 	time_t best_start = 0, all_start = 0;
 	char *delay_why = NULL; /* refused now to keep a planned job's memory */
+	bool first_tried = false; /* RUN_NOW: the best set, alone, before all of them */
 
 	steps = morpheus_plan_steps(plan);
+	if ((steps > 1) && (mode == SELECT_MODE_RUN_NOW)) {
+		narrowed = bit_alloc(nbits);
+		if (_narrow_to_step(plan, 0, bitmap, narrowed, allowed, min_nodes)) {
+			first_tried = true;
+			rc = try_fn(try_arg, narrowed);
+			log_flag(SELECT_TYPE, "select/morpheus: %pJ mode %u step 1/%zu (%s): %s", job_ptr,
+				 mode, steps, morpheus_plan_step_pods(plan, 0),
+				 rc == SLURM_SUCCESS ? "accepted" : "refused by cons_tres");
+			if ((rc == SLURM_SUCCESS) &&
+			    !_delays_planned_job(job_ptr, narrowed, req, &delay_why)) {
+				bit_copybits(bitmap, narrowed);
+				goto fini;
+			}
+			if (rc == SLURM_SUCCESS)
+				free_job_resources(&job_ptr->job_resrcs);
+			rc = SLURM_ERROR;
+		}
+		FREE_NULL_BITMAP(narrowed);
+	}
 	if (steps > 1) {
 		bitstr_t *all = bit_alloc(nbits);
 		narrowed = bit_alloc(nbits);
@@ -338,7 +359,7 @@ static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_no
 
 	narrowed = bit_alloc(nbits);
 	steps = morpheus_plan_steps(plan);
-	for (size_t k = 0; k < steps; k++) {
+	for (size_t k = first_tried ? 1 : 0; k < steps; k++) {
 		if (!_narrow_to_step(plan, k, bitmap, narrowed, allowed, min_nodes))
 			continue;
 		rc = try_fn(try_arg, narrowed);
@@ -430,6 +451,7 @@ static int _job_test_by_plan(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 	/* A kept "when?" in the past is stale: running jobs past their ends hold memory still. */
 	if (d && (d->kind == GLUE_DECISION_REFUSED) && d->will_run && (d->start < time(NULL)))
 		d = NULL;
+	glue_decision_count(d != NULL);
 	if (!d) {
 		d = _decide(job_ptr, bitmap, min_nodes, mode, req, &key);
 		fresh = true;

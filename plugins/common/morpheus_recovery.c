@@ -12,19 +12,23 @@
 static bool jobs_recovered_once; /* the first job_init is startup, later ones reconfigure */
 static bool restore_due;	 /* repair running jobs once their node bitmaps exist */
 
-struct running_ids {
-	uint64_t *ids;
-	size_t count;
+struct recovered_ids {
+	uint64_t *running, *pending;
+	size_t running_count, pending_count;
 };
 
-static int _append_running(void *x, void *arg)
+static int _append_recovered(void *x, void *arg)
 {
 	job_record_t *job_ptr = x;
-	struct running_ids *running = arg;
+	struct recovered_ids *ids = arg;
 
-	/* Running and suspended jobs hold memory; a completing one was released in job_fini. */
+	/* Running and suspended jobs hold memory; a completing one was released in job_fini.
+	 * A pending one holds only a checkpoint region kept for its restart (requeued): the
+	 * core keeps that and releases anything else (a job Slurm relaunched after a SIGKILL). */
 	if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr))
-		running->ids[running->count++] = job_ptr->job_id;
+		ids->running[ids->running_count++] = job_ptr->job_id;
+	else if (IS_JOB_PENDING(job_ptr))
+		ids->pending[ids->pending_count++] = job_ptr->job_id;
 	return 0;
 }
 
@@ -69,6 +73,13 @@ static void _restore_running_locked(struct xlist *jobs)
 		info("select/morpheus: %d jobs recovered running without a reservation", restored);
 }
 
+/* Whether slurmctld has recovered its jobs (job_list and its hash exist): before that, a
+ * thread of ours may not look jobs up. glue_lock held. */
+extern bool glue_jobs_recovered_locked(void)
+{
+	return jobs_recovered_once && &job_list && job_list;
+}
+
 /* job_test, with slurmctld's job lock and glue_lock held. */
 extern void glue_restore_running_if_due_locked(void)
 {
@@ -84,7 +95,7 @@ extern void glue_restore_running_if_due_locked(void)
 
 extern void placement_jobs_recovered(struct xlist *jobs)
 {
-	struct running_ids running = { NULL, 0 };
+	struct recovered_ids ids = { NULL, NULL, 0, 0 };
 	morpheus_error_t err;
 	int n;
 
@@ -98,15 +109,18 @@ extern void placement_jobs_recovered(struct xlist *jobs)
 	if (!glue_engine || !jobs)
 		goto fini;
 
-	running.ids = xcalloc(list_count(jobs) + 1, sizeof(uint64_t));
-	list_for_each(jobs, _append_running, &running);
-	if ((n = morpheus_reconcile(glue_engine, running.ids, running.count, &err)) < 0)
+	ids.running = xcalloc(list_count(jobs) + 1, sizeof(uint64_t));
+	ids.pending = xcalloc(list_count(jobs) + 1, sizeof(uint64_t));
+	list_for_each(jobs, _append_recovered, &ids);
+	if ((n = morpheus_reconcile(glue_engine, ids.running, ids.running_count, ids.pending,
+				    ids.pending_count, &err)) < 0)
 		error("select/morpheus: reconcile with running jobs failed: %s", err.message);
 	else if (n > 0)
 		info("select/morpheus: released %d reservations of jobs that are no longer running",
 		     n);
 	else
-		debug("select/morpheus: ledger agrees with the %zu running jobs", running.count);
+		debug("select/morpheus: ledger agrees with the %zu running jobs",
+		      ids.running_count);
 	/* Jobs without a node bitmap yet (22.05 builds them after this call) are repaired by
 	 * the first job_test; those with one now. */
 	_restore_running_locked(jobs);
@@ -114,5 +128,6 @@ extern void placement_jobs_recovered(struct xlist *jobs)
 fini:
 	slurm_mutex_unlock(&glue_lock);
 	glue_retire_status_service(); /* the new one starts on the watcher's next pass */
-	xfree(running.ids);
+	xfree(ids.running);
+	xfree(ids.pending);
 }

@@ -5,8 +5,9 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <time.h>
 
-#include "morpheus_glue.h"
+#include "morpheus_decision_cache.h"
 
 /* Reserves blades for the nodes the job holds (its node_bitmap), as the core chooses them. */
 extern int glue_reserve_locked(job_record_t *job_ptr, const morpheus_request_t *req,
@@ -70,10 +71,24 @@ extern int placement_job_begin(placement_job_fn job_begin, job_record_t *job_ptr
 		goto fini;
 	}
 	morpheus_drop_plan(glue_engine, job_ptr->job_id); /* started: it holds its memory now */
+	glue_decision_forget(job_ptr->job_id);		  /* and is tested no more */
 	glue_publish(job_ptr);
 fini:
 	slurm_mutex_unlock(&glue_lock);
 	return rc;
+}
+
+/*
+ * Whether job_fini ends the job for now only: scontrol requeue and BladeFailurePolicy set
+ * JOB_REQUEUE; a node failure of a requeueable batch job deallocates it as NODE_FAIL and makes
+ * it pending right after (kill_running_job_by_node_ptr, 22.05 to 26.05).
+ */
+static bool _requeued(job_record_t *job_ptr)
+{
+	__typeof__(job_ptr->details) details = job_ptr->details;
+
+	return IS_JOB_REQUEUED(job_ptr) || IS_JOB_PENDING(job_ptr) ||
+	       (IS_JOB_NODE_FAILED(job_ptr) && job_ptr->batch_flag && details && details->requeue);
 }
 
 extern void placement_job_fini(job_record_t *job_ptr)
@@ -85,12 +100,31 @@ extern void placement_job_fini(job_record_t *job_ptr)
 	if (!glue_configured || (glue_job_request(job_ptr, 1, &req, &err) != 1))
 		return;
 	slurm_mutex_lock(&glue_lock);
+	glue_decision_forget(job_ptr->job_id);
 	if (glue_engine) {
 		morpheus_drop_plan(glue_engine, job_ptr->job_id);
-		if ((rc = morpheus_release(glue_engine, job_ptr->job_id, &err)) < 0)
+		/* A checkpointing job that is requeued keeps its region for its next start. */
+		if (req.ckpt_bytes && _requeued(job_ptr))
+			rc = morpheus_release_for_requeue(glue_engine, job_ptr->job_id, &err);
+		else
+			rc = morpheus_release(glue_engine, job_ptr->job_id, &err);
+		if (rc < 0)
 			error("select/morpheus: %pJ: release failed: %s", job_ptr, err.message);
-		else if (rc == 1)
+		else if (rc == 2) {
+			info("select/morpheus: %pJ requeued: its checkpoint region is kept for its restart",
+			     job_ptr);
+			glue_publish(job_ptr); /* SystemComment: what it holds while it waits */
+		}
+		if (rc >= 1) {
 			verbose("select/morpheus: %pJ released its memory", job_ptr);
+			/* Moves first: memory freed inside a bound goes to the running jobs
+			 * beyond it before the scheduler this end triggers gives it to a new
+			 * start (as the simulator orders it). The watcher publishes them. */
+			if (morpheus_engine_start_moves(glue_engine, (int64_t) time(NULL),
+							&err) < 0)
+				error("select/morpheus: moves after %pJ ended: %s", job_ptr,
+				      err.message);
+		}
 	}
 	slurm_mutex_unlock(&glue_lock);
 }

@@ -8,6 +8,11 @@
  *                           the nearest there is (a soft bound, like --switches=N@TIME), or hard
  *   --mem-cold=SIZE         cold (capacity) memory per node, e.g. 1T
  *   --nccl-hints=on|off     per-job NCCL topology hints (remote side: node_setup.c)
+ *   --ckpt-size=SIZE        checkpoint offload: the whole job's checkpoint, e.g. 2T, kept in
+ *                           persistent memory for the job's lifetime (requeues included)
+ *   --ckpt-period=TIME      how often the job flushes it (a booked window each period)
+ *   --ckpt-period-max=TIME  the longest period the job accepts when none is free at its own
+ *   --ckpt-replicas=N       copies in separate failure domains (default 1)
  *
  * Flow: option callbacks (every context) check each value with the core's parser, so a typo
  * fails sbatch with the core's message naming the flag and the expected form. In allocator
@@ -27,6 +32,7 @@
  * option is registered with spank_option_register() in slurm_spank_init, in all contexts;
  * callbacks may run twice (early and main pass), so they replace, never append.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +54,10 @@ enum morpheus_opt {
 	OPT_MEM_COLD,
 	OPT_NCCL_HINTS,
 	OPT_MEM_HOT_WAIT,
+	OPT_CKPT_SIZE,
+	OPT_CKPT_PERIOD,
+	OPT_CKPT_PERIOD_MAX,
+	OPT_CKPT_REPLICAS,
 	OPT_COUNT
 };
 
@@ -85,6 +95,18 @@ static struct spank_option options[] = {
 	{ "nccl-hints", "on|off",
 	  "[morpheus] NCCL topology hints for the job's tasks (default: on).",
 	  1, OPT_NCCL_HINTS, _opt_cb },
+	{ "ckpt-size", "SIZE",
+	  "[morpheus] Checkpoint offload: the whole job's checkpoint (e.g. 2T), kept in persistent CXL memory for the job's lifetime; needs --ckpt-period.",
+	  1, OPT_CKPT_SIZE, _opt_cb },
+	{ "ckpt-period", "TIME",
+	  "[morpheus] How often the job flushes its checkpoint (e.g. 30m): it gets a booked window each period (MORPHEUS_CKPT_*, morpheus ckpt).",
+	  1, OPT_CKPT_PERIOD, _opt_cb },
+	{ "ckpt-period-max", "TIME",
+	  "[morpheus] The longest period the job accepts when no window is free at --ckpt-period (e.g. 1h); default: the period exactly.",
+	  1, OPT_CKPT_PERIOD_MAX, _opt_cb },
+	{ "ckpt-replicas", "N",
+	  "[morpheus] Copies of the checkpoint in separate failure domains (1 to 4, default 1).",
+	  1, OPT_CKPT_REPLICAS, _opt_cb },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -94,6 +116,10 @@ static const char *env_names[OPT_COUNT] = {
 	[OPT_MEM_COLD] = MORPHEUS_ENV_MEM_COLD,
 	[OPT_MEM_HOT_WAIT] = MORPHEUS_ENV_MEM_HOT_WAIT,
 	[OPT_NCCL_HINTS] = MORPHEUS_ENV_NCCL_HINTS,
+	[OPT_CKPT_SIZE] = MORPHEUS_ENV_CKPT_SIZE,
+	[OPT_CKPT_PERIOD] = MORPHEUS_ENV_CKPT_PERIOD_ASKED,
+	[OPT_CKPT_PERIOD_MAX] = MORPHEUS_ENV_CKPT_PERIOD_MAX,
+	[OPT_CKPT_REPLICAS] = MORPHEUS_ENV_CKPT_REPLICAS,
 };
 
 /* The core's parser is the one authority on sizes and times. */
@@ -110,6 +136,50 @@ static int _check_memory_flags(const char *hot, const char *latency, const char 
 	return 0;
 }
 
+/* The checkpoint flags together (NULL: not given), by the core's parser. */
+static int _check_checkpoint_flags(const char *size, const char *period, const char *period_max,
+				   const char *replicas)
+{
+	morpheus_request_t req;
+	morpheus_error_t err;
+
+	memset(&req, 0, sizeof(req));
+	if (morpheus_request_set_checkpoint(&req, size, period, period_max, replicas, &err) < 0) {
+		slurm_error("%s", err.message);
+		return -1;
+	}
+	return 0;
+}
+
+/* One checkpoint flag's form, as the user types it: the flags it needs beside it are judged
+ * together later (init_post_opt), so stand-ins fill them here. */
+static int _check_checkpoint_flag(int val, const char *optarg)
+{
+	return _check_checkpoint_flags(val == OPT_CKPT_SIZE ? optarg : "1G",
+				       val == OPT_CKPT_PERIOD ? optarg : "1s",
+				       val == OPT_CKPT_PERIOD_MAX ? optarg : NULL,
+				       val == OPT_CKPT_REPLICAS ? optarg : NULL);
+}
+
+static const char *_example_value(int val)
+{
+	switch (val) {
+	case OPT_MEM_HOT_LATENCY:
+		return "250ns";
+	case OPT_MEM_HOT_WAIT:
+		return "10";
+	case OPT_NCCL_HINTS:
+		return "on";
+	case OPT_CKPT_PERIOD:
+	case OPT_CKPT_PERIOD_MAX:
+		return "30m";
+	case OPT_CKPT_REPLICAS:
+		return "2";
+	default:
+		return "64G";
+	}
+}
+
 static int _opt_cb(int val, const char *optarg, int remote)
 {
 	if ((val < 0) || (val >= OPT_COUNT) || !optarg)
@@ -118,10 +188,7 @@ static int _opt_cb(int val, const char *optarg, int remote)
 	 * so the job would silently run without the memory its user meant to ask for. */
 	if (!optarg[0]) {
 		slurm_error("--%s= is empty: give a value (e.g. --%s=%s) or leave the flag out",
-			    options[val].name, options[val].name,
-			    val == OPT_MEM_HOT_LATENCY ? "250ns" :
-			    val == OPT_MEM_HOT_WAIT ? "10" :
-			    val == OPT_NCCL_HINTS ? "on" : "64G");
+			    options[val].name, options[val].name, _example_value(val));
 		return -1;
 	}
 	/* A later component's pass hands the earlier value back (sbatch re-reads the option
@@ -146,6 +213,10 @@ static int _opt_cb(int val, const char *optarg, int remote)
 			slurm_error("%s", err.message);
 			return -1;
 		}
+	} else if ((val == OPT_CKPT_SIZE) || (val == OPT_CKPT_PERIOD) ||
+		   (val == OPT_CKPT_PERIOD_MAX) || (val == OPT_CKPT_REPLICAS)) {
+		if (_check_checkpoint_flag(val, optarg) < 0)
+			return -1;
 	} else if (_check_memory_flags(val == OPT_MEM_HOT ? optarg : NULL,
 				       val == OPT_MEM_HOT_LATENCY ? optarg : NULL,
 				       val == OPT_MEM_COLD ? optarg : NULL) < 0) {
@@ -184,11 +255,17 @@ static int _send_to_controller(spank_t sp)
 {
 	spank_err_t rc;
 
-	if (!values[OPT_MEM_HOT] && !values[OPT_MEM_HOT_LATENCY] && !values[OPT_MEM_COLD] &&
-	    !values[OPT_NCCL_HINTS] && !values[OPT_MEM_HOT_WAIT])
+	bool any = false;
+
+	for (int i = 0; i < OPT_COUNT; i++)
+		any = any || values[i];
+	if (!any)
 		return 0;
 	if (_check_memory_flags(values[OPT_MEM_HOT], values[OPT_MEM_HOT_LATENCY],
 				values[OPT_MEM_COLD]) < 0)
+		return -1;
+	if (_check_checkpoint_flags(values[OPT_CKPT_SIZE], values[OPT_CKPT_PERIOD],
+				    values[OPT_CKPT_PERIOD_MAX], values[OPT_CKPT_REPLICAS]) < 0)
 		return -1;
 	for (int i = 0; i < OPT_COUNT; i++) {
 		if (!values[i])

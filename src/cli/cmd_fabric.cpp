@@ -1,12 +1,12 @@
 // morpheus fabric: the pod x blade latency matrix, the "heat map" Morpheus places by: a text
 // matrix for people, the document with --json/--yaml, a picture with --plot FILE.svg|png.
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
+#include "fabric_live.hpp"
 #include "gnuplot.hpp"
 #include "input_error.hpp"
 #include "status_source.hpp"
@@ -71,10 +71,8 @@ std::string render_cells(const FabricMatrix &m, const ViewOptions &v) {
 
 // A heat map: pods down, blades across, colour by latency; unreachable cells left blank.
 void plot_matrix(const FabricMatrix &m, const std::string &path) {
-    char dir[] = "/tmp/morpheus-plot.XXXXXX";
-    if (!::mkdtemp(dir))
-        throw InputError("", "--plot", std::string("cannot make a temporary directory: ") + std::strerror(errno));
-    std::string data = std::string(dir) + "/matrix.dat", script = std::string(dir) + "/plot.gp";
+    PlotScratch scratch;
+    const std::string data = scratch.file("matrix.dat"), script = scratch.file("plot.gp");
     {
         std::ofstream out(data);
         for (size_t p = 0; p < m.latency_ns.size(); ++p) {
@@ -113,18 +111,7 @@ void plot_matrix(const FabricMatrix &m, const std::string &path) {
         if (n_pods <= 200) tics("ytics", pod_names);
         gp << "plot " << gnuplot_string(data) << " using 1:2:3 with image notitle\n";
     }
-    auto remove_files = [&] {
-        ::unlink(data.c_str());
-        ::unlink(script.c_str());
-        ::rmdir(dir);
-    };
-    try {
-        run_gnuplot(script);
-    } catch (...) {
-        remove_files();
-        throw;
-    }
-    remove_files();
+    run_gnuplot(script);
 }
 
 }  // namespace
@@ -133,23 +120,72 @@ int cmd_fabric(int argc, char **argv) {
     StatusSource src;
     ViewOptions v;
     std::string plot;
-    enum { kPlot = 1000 };
+    bool live = false;
+    LiveOptions lo;
+    bool live_only = false;  // an option that means something with --live only
+    enum { kPlot = 1000, kLive, kBlade, kAll, kLimit, kFrom };
     if (int rc = parse_view_command(
             argc, argv,
             "usage: morpheus fabric [FABRIC INVENTORY | --conf FILE] [--server HOST:PORT]\n"
             "                       [-p POD,...] [-t STATE,...] [-o FORMAT | -O FIELD[:[.]WIDTH],...]\n"
             "                       [-h|--noheader] [-i SECONDS] [--json|--yaml] [--plot FILE.svg|FILE.png]\n"
+            "       morpheus fabric --live [--server HOST:PORT | --from FILE] [-p POD,...] [--blade BLADE,...]\n"
+            "                       [--all] [--limit N] [-o FORMAT | -O ...] [-h] [-i SECONDS] [--json|--yaml]\n"
+            "                       [--plot FILE.svg|FILE.png]\n"
             "the pod x blade latency matrix; fields for -o/-O (one row per pod and blade):\n"
-            "  pod(%P) blade(%b) latency(%l) state(%t)\n",
-            src, v, "", {{"plot", required_argument, nullptr, kPlot}},
+            "  pod(%P) blade(%b) latency(%l) state(%t)\n"
+            "--live: the measured heat map from the controller (cells some node measured; --all: every\n"
+            "reachable cell; at most --limit, default 4096); fields for -o/-O:\n"
+            "  pod(%P) blade(%b) measured(%m) p50(%5) p99(%9) static(%s) ratio(%r) used(%u) live(%L)\n"
+            "  samples(%n) nodes(%N) age(%a) state(%t)\n",
+            src, v, "",
+            {{"plot", required_argument, nullptr, kPlot},
+             {"live", no_argument, nullptr, kLive},
+             {"blade", required_argument, nullptr, kBlade},
+             {"blades", required_argument, nullptr, kBlade},
+             {"all", no_argument, nullptr, kAll},
+             {"limit", required_argument, nullptr, kLimit},
+             {"from", required_argument, nullptr, kFrom}},
             [&](int c, const char *arg) {
-                if (c != kPlot) return static_cast<int>(kUsage);
-                plot = arg;
-                check_plot_path(plot);
-                return kGoOn;
+                switch (c) {
+                case kPlot:
+                    plot = arg;
+                    check_plot_path(plot);
+                    return kGoOn;
+                case kLive: live = true; return kGoOn;
+                case kBlade: {
+                    std::vector<std::string> more = split_list(arg);
+                    lo.blades.insert(lo.blades.end(), more.begin(), more.end());
+                    live_only = true;
+                    return kGoOn;
+                }
+                case kAll: lo.all = live_only = true; return kGoOn;
+                case kLimit: {
+                    char *end = nullptr;
+                    long n = std::strtol(arg, &end, 10);
+                    if (*arg == '\0' || *end || n < 1 || n > kMaxHeatCells)
+                        throw InputError("", "--limit", std::string("'") + arg + "' is not a number of cells",
+                                         "give 1 to " + std::to_string(kMaxHeatCells));
+                    lo.limit = static_cast<uint32_t>(n);
+                    live_only = true;
+                    return kGoOn;
+                }
+                case kFrom:
+                    lo.from = arg;
+                    live_only = true;
+                    return kGoOn;
+                default: return static_cast<int>(kUsage);
+                }
             });
         rc != kGoOn)
         return rc;
+    if (live_only && !live)
+        throw InputError("", "--live", "--blade, --all, --limit and --from are options of --live",
+                         "add --live (the measured heat map)");
+    if (live) {
+        lo.plot = plot;
+        return run_view(v, [&] { return fabric_live(src, v, lo); });
+    }
     return run_view(v, [&] {
         FabricMatrix m = fetch<FabricMatrix>(src, "fabric");
         filter(m, v);

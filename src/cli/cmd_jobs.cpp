@@ -15,6 +15,7 @@
 #include "status_service.hpp"
 #include "status_source.hpp"
 #include "table.hpp"
+#include "request.hpp"
 #include "units.hpp"
 #include "view.hpp"
 #include "morpheus/morpheus_env.h"
@@ -68,7 +69,19 @@ const std::vector<Field> kJobFields = {{"jobid", 'i', "JOBID"},           {"user
                                        {"state", 't', "STATE"},           {"time", 'M', "TIME"},
                                        {"nodelist", 'N', "NODELIST"},     {"pod", 'P', "POD"},
                                        {"hot_blades", 'h', "HOT_BLADES"}, {"cold_blades", 'c', "COLD_BLADES"},
-                                       {"reason", 'r', "REASON"}};
+                                       {"checkpoint", 'k', "CHECKPOINT"}, {"reason", 'r', "REASON"}};
+
+// "blade1:600G@80ns window=+30s:26s/1m", with the copies left when a blade failed.
+std::string checkpoint_words(const JobDetail &d) {
+    if (!d.checkpoint) return "-";
+    const CheckpointStatus &c = *d.checkpoint;
+    std::string s = c.region + " window=+" + format_hot_wait(c.phase_s) + ":" + format_hot_wait(c.window_s) + "/" +
+                    format_hot_wait(c.period_s);
+    if (c.intact < c.copies)
+        s += c.intact ? " copies=" + std::to_string(c.intact) + "/" + std::to_string(c.copies) : " LOST";
+    if (c.waiting) s += " kept-for-restart";
+    return s;
+}
 
 // The default table cuts reasons here, as squeue's default format keeps its columns: the
 // whole text is in --json and in morpheus explain.
@@ -92,6 +105,7 @@ std::vector<std::string> job_row(const JobStatus &j, int64_t now) {
             d ? d->pods : "-",
             d ? segments(j, "hot", true) : "-",
             d ? segments(j, "cold", false) : "-",
+            d ? checkpoint_words(*d) : "-",
             j.reason.value_or("-")};
 }
 
@@ -126,7 +140,8 @@ int cmd_jobs(int argc, char **argv) {
             "                     [-o FORMAT | -O FIELD[:[.]WIDTH],...] [-h|--noheader] [-i SECONDS]\n"
             "                     [--json|--yaml]\n"
             "fields: jobid(%i) user(%u) state(%t) time(%M) nodelist(%N) pod(%P) hot_blades(%h)\n"
-            "        cold_blades(%c) reason(%r); states: running, affected, pending (PD), impossible\n",
+            "        cold_blades(%c) checkpoint(%k) reason(%r); states: running, affected, moving,\n"
+            "        beyond-bound, requeued, pending (PD), impossible\n",
             src, v, "u:j:",
             {{"user", required_argument, nullptr, 'u'},
              {"users", required_argument, nullptr, 'u'},
@@ -156,12 +171,12 @@ int cmd_jobs(int argc, char **argv) {
             throw InputError("", "-u", "invalid user: " + u);
     std::vector<std::string> states;
     for (const std::string &s : v.states) states.push_back(job_state_word(s));
-    require_known(states, {"running", "affected", "pending", "impossible"}, "-t", "job state",
-                  "use running (R), affected, pending (PD) or impossible");
+    require_known(states, {"running", "affected", "moving", "beyond-bound", "requeued", "pending", "impossible"}, "-t",
+                  "job state", "use running (R), affected, moving, beyond-bound, requeued, pending (PD) or impossible");
     Layout layout = !v.format.empty()   ? parse_format(v.format, kJobFields)
                     : !v.Format.empty() ? parse_Format(v.Format, kJobFields)
                                         : all_fields(kJobFields, {"jobid", "user", "state", "time", "nodelist", "pod",
-                                                                  "hot_blades", "cold_blades", "reason"});
+                                                                  "hot_blades", "cold_blades", "checkpoint", "reason"});
     if (v.format.empty() && v.Format.empty()) layout.columns[0].right = layout.columns[3].right = true;  // as squeue
     const bool cut_reasons = v.format.empty() && v.Format.empty();
     return run_view(v, [&] {
@@ -267,7 +282,7 @@ int serve_metrics(StatusSource &src, const std::string &listen) {
     o.port = static_cast<uint16_t>(p);
     metrics_of(src);  // a bad source fails now, not at the first scrape
     std::mutex lock;
-    StatusService service(std::move(o), [&](uint32_t, bool, const std::string &) {
+    StatusService service(std::move(o), [&](const Credential &, bool) {
         std::lock_guard<std::mutex> g(lock);
         return metrics_of(src);
     });

@@ -36,7 +36,11 @@ const std::vector<Field> kBladeFields = {{"blade", 'b', "BLADE"},
                                          {"pmem_reserved", 's', "PMEM_RESV"},
                                          {"pmem_free", 'F', "PMEM_FREE"},
                                          {"reason", 'E', "REASON"},
-                                         {"since", 'H', "SINCE"}};
+                                         {"since", 'H', "SINCE"},
+                                         {"latency", 'A', "LATENCY"},
+                                         {"measured", 'V', "MEASURED"},
+                                         {"fresh", 'K', "FRESH"},
+                                         {"live", 'J', "LIVE"}};
 
 std::vector<std::string> pod_row(const PodStatus &p) {
     return {or_dash(p.pod),
@@ -59,9 +63,17 @@ std::string timestamp(int64_t since) {
     return buf;
 }
 
+// "200ns..500ns" over the pods; one value when they agree.
+std::string band(const std::optional<uint32_t> &lo, const std::optional<uint32_t> &hi) {
+    if (!lo || !hi) return "-";
+    return *lo == *hi ? format_latency(*lo) : format_latency(*lo) + ".." + format_latency(*hi);
+}
+
 std::vector<std::string> blade_row(const BladeStatus &b) {
     char load[16];
     std::snprintf(load, sizeof load, "%.2f", b.load);
+    // Live only (the controller's heat map): the measured band, fresh and live cells.
+    const bool heat = b.heat.has_value();
     return {or_dash(b.blade),
             or_dash(b.state),
             load,
@@ -72,7 +84,11 @@ std::vector<std::string> blade_row(const BladeStatus &b) {
             format_size(b.pmem.reserved),
             format_size(b.pmem.free),
             or_dash(b.reason),
-            timestamp(b.since)};
+            timestamp(b.since),
+            band(b.static_min_ns, b.static_max_ns),
+            heat ? band(b.heat->min_ns, b.heat->max_ns) : "-",
+            heat ? std::to_string(b.heat->fresh_cells) : "-",
+            heat ? std::to_string(b.heat->live_cells) : "-"};
 }
 
 // Keeps the pods and blades the filters name, in the snapshot itself, so the tables, --json
@@ -109,7 +125,8 @@ std::string render_fields(const StatusSnapshot &s, const ViewOptions &v) {
             throw InputError("", e.where(), e.problem() + " (fields name pod rows or blade rows, not both)",
                              "pod fields: -O pod,nodes,node_count,hot_bound,hot_blades,hot_capacity,hot_reserved,"
                              "hot_free,nearest; blade fields: -O blade,state,load,dram,dram_reserved,dram_free,pmem,"
-                             "pmem_reserved,pmem_free,reason,since; see morpheus(1) for the -o letters");
+                             "pmem_reserved,pmem_free,reason,since,latency,measured,fresh,live; see morpheus(1) "
+                             "for the -o letters");
         }
     }
     std::vector<std::vector<std::string>> rows;
@@ -157,20 +174,25 @@ std::string render_pools(const StatusSnapshot &s, bool header) {
     }
     out += pt.render(header) + "\n";
     // The reason and its time only when a blade has one, as sinfo -R lists only such nodes.
-    bool reasons = false;
-    for (const BladeStatus &b : s.blades) reasons = reasons || !b.reason.empty();
-    Table bt(reasons ? std::vector<std::string>{"BLADE", "STATE", "LOAD", "DRAM", "DRAM_RESV", "DRAM_FREE", "PMEM",
-                                                "PMEM_RESV", "PMEM_FREE", "SINCE", "REASON"}
-                     : std::vector<std::string>{"BLADE", "STATE", "LOAD", "DRAM", "DRAM_RESV", "DRAM_FREE", "PMEM",
-                                                "PMEM_RESV", "PMEM_FREE"});
+    // LATENCY is the fabric file's band over the pods; with the controller's heat map (live)
+    // MEASURED is the band its fresh cells measure, FRESH and LIVE how many cells are fresh and
+    // how many placement reads as measured.
+    bool reasons = false, heat = false;
     for (const BladeStatus &b : s.blades) {
-        std::vector<std::string> row = blade_row(b);
-        std::string reason = row[9], since = row[10];
-        row.resize(9);
-        if (reasons) {
-            row.push_back(since);
-            row.push_back(reason);
-        }
+        reasons = reasons || !b.reason.empty();
+        heat = heat || b.heat.has_value();
+    }
+    std::vector<std::string> headers_b = {"BLADE",     "STATE", "LOAD",      "DRAM",      "DRAM_RESV",
+                                          "DRAM_FREE", "PMEM",  "PMEM_RESV", "PMEM_FREE", "LATENCY"};
+    if (heat) headers_b.insert(headers_b.end(), {"MEASURED", "FRESH", "LIVE"});
+    if (reasons) headers_b.insert(headers_b.end(), {"SINCE", "REASON"});
+    Table bt(headers_b);
+    for (const BladeStatus &b : s.blades) {
+        const std::vector<std::string> all = blade_row(b);
+        std::vector<std::string> row(all.begin(), all.begin() + 9);
+        row.push_back(all[11]);
+        if (heat) row.insert(row.end(), all.begin() + 12, all.end());
+        if (reasons) row.insert(row.end(), {all[10], all[9]});
         bt.add(row);
     }
     out += bt.render(header);
@@ -188,7 +210,8 @@ int cmd_pools(int argc, char **argv) {
             "                      [-p POD,...] [-t STATE,...] [-o FORMAT | -O FIELD[:[.]WIDTH],...]\n"
             "                      [-h|--noheader] [-i SECONDS] [--json|--yaml]\n"
             "pod fields:   pod nodes node_count hot_bound hot_blades hot_capacity hot_reserved hot_free nearest\n"
-            "blade fields: blade state load dram dram_reserved dram_free pmem pmem_reserved pmem_free reason since\n",
+            "blade fields: blade state load dram dram_reserved dram_free pmem pmem_reserved pmem_free reason since\n"
+            "              latency measured fresh live (measured, fresh, live: from the controller's heat map)\n",
             src, v);
         rc != kGoOn)
         return rc;

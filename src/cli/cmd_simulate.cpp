@@ -9,11 +9,14 @@
 #include <cstring>
 #include <memory>
 
+#include "config.hpp"
 #include "input_error.hpp"
+#include "latency_events.hpp"
 #include "run_summary.hpp"
 #include "options.hpp"
 #include "request.hpp"
 #include "gnuplot.hpp"
+#include "sim_checkpoint.hpp"
 #include "sim_report.hpp"
 #include "simulator.hpp"
 #include "units.hpp"
@@ -72,9 +75,11 @@ void usage(FILE *out) {
         "is in no figure; a job a policy refuses though its terms allow a placement is charged as\n"
         "having waited from submission to the end of the replay, then run as logged.\n"
         "      --scheduler S         easy (default, as Slurm's sched/backfill: EASY backfill whose head\n"
-        "                            reservation waits for its nodes and its memory; for morpheus the\n"
-        "                            head's memory is planned by the core's planner, as the plugin's\n"
-        "                            will-run plans it) or fcfs\n"
+        "                            reservation waits for its nodes and its memory and holds the\n"
+        "                            nodes it is planned on; for morpheus the head's pods and memory\n"
+        "                            are planned by the core's planner, as the plugin's will-run\n"
+        "                            plans them), easy-generic (the same, but morpheus's head through\n"
+        "                            the baselines' walk: one scheduler for every policy) or fcfs\n"
         "      --backfill            the same as --scheduler easy\n"
         "      --hot-wait W          the --mem-hot-wait every job declares (e.g. 0, 10, 30:00, hard;\n"
         "                            default: none, so --conf's DefaultHotWait, hard unless set): how\n"
@@ -85,6 +90,27 @@ void usage(FILE *out) {
         "                            there frees (default on; at most MaxMoves at once, each copy\n"
         "                            taking its bytes over the path's bandwidth, charged to the job)\n"
         "      --check               audit ledger and node books at every event (slow at scale)\n"
+        "fabric latency over time (see LATENCY EVENTS in morpheus(1)):\n"
+        "      --latency-events FILE degradation events: START DURATION pods=LIST|nodes=LIST|* BLADES LATENCY\n"
+        "                            per line (e.g. \"2d 12h pods=pod000 blade00000 450ns\"); jobs get the\n"
+        "                            latency they make, whatever placement believes\n"
+        "      --heat-map MODE       static (placement knows the fabric file only), live (it reads the\n"
+        "                            heat map the nodes' probes fill, with --conf's HeatMap* settings, as\n"
+        "                            select/morpheus does) or both (default with --latency-events: each\n"
+        "                            policy twice, side by side; otherwise static)\n"
+        "      --probe-interval T    seconds between probe rounds, each followed by one settle round\n"
+        "                            (default 60)\n"
+        "      --probe-blades N      blades each node probes: its pod's N nearest (default 64)\n"
+        "checkpoint offload (issue 28): --checkpoint replays the morpheus policy three times per seed:\n"
+        "without checkpoints, uncoordinated (each job flushes every period from its start, at line rate,\n"
+        "sharing links) and booked windows (region and window granted by decide(), flushes held to the\n"
+        "links' CheckpointShare); flushes go through a link-bandwidth model (max-min fair sharing).\n"
+        "Model: a job whose time limit is at least one period checkpoints its hot memory (nodes x hot\n"
+        "per node) every period, one copy.\n"
+        "      --checkpoint          run the checkpoint study instead of the policy comparison\n"
+        "      --ckpt-period T       the period (default 30m)\n"
+        "      --ckpt-stretch F      booked: a period up to F times longer when no window is free (default 2)\n"
+        "      --ckpt-replicas N     copies in separate failure domains (default 1)\n"
         "output:\n"
         "      --json                JSON for programs\n"
         "      --plot FILE           utilisation over time per policy, FILE.svg or FILE.png (gnuplot)\n"
@@ -132,6 +158,11 @@ private:
     int last_ = -1;
 };
 
+// A run's name in the reports: the policy's, with "+live" when placement read the heat map.
+std::string run_label(const PlacementPolicy &policy, bool live) {
+    return std::string(policy.name()) + (live ? kLiveSuffix : "");
+}
+
 std::vector<std::string> split_list(const std::string &list) {
     std::vector<std::string> out;
     for (size_t from = 0; from <= list.size();) {
@@ -150,11 +181,12 @@ int cmd_simulate(int argc, char **argv) {
     JobModel model;
     SimOptions opt;
     SyntheticParams synth;
-    std::string trace_path, plot_path, jobs_dir,
+    std::string trace_path, plot_path, jobs_dir, events_path, heat_mode,
         pool_list = "1", policies = "morpheus,first-fit,tree-best-fit,tree-nearest,tree-nearest-strict,spread-strict";
     size_t synthetic = 0, limit = 0, seeds = 1;
     uint64_t max_job_procs = 0;
-    bool json = false, progress = true;
+    bool json = false, progress = true, checkpoint = false;
+    CheckpointStudy study;
     enum {
         kTrace = 1000,
         kSynthetic,
@@ -185,7 +217,15 @@ int cmd_simulate(int argc, char **argv) {
         kJobs,
         kHotWait,
         kMoves,
-        kBoundModel
+        kBoundModel,
+        kLatencyEvents,
+        kHeatMap,
+        kProbeInterval,
+        kProbeBlades,
+        kCheckpoint,
+        kCkptPeriod,
+        kCkptStretch,
+        kCkptReplicas
     };
     static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
                                       {"trace", required_argument, nullptr, kTrace},
@@ -218,6 +258,14 @@ int cmd_simulate(int argc, char **argv) {
                                       {"hot-wait", required_argument, nullptr, kHotWait},
                                       {"moves", required_argument, nullptr, kMoves},
                                       {"bound-model", required_argument, nullptr, kBoundModel},
+                                      {"latency-events", required_argument, nullptr, kLatencyEvents},
+                                      {"heat-map", required_argument, nullptr, kHeatMap},
+                                      {"probe-interval", required_argument, nullptr, kProbeInterval},
+                                      {"probe-blades", required_argument, nullptr, kProbeBlades},
+                                      {"checkpoint", no_argument, nullptr, kCheckpoint},
+                                      {"ckpt-period", required_argument, nullptr, kCkptPeriod},
+                                      {"ckpt-stretch", required_argument, nullptr, kCkptStretch},
+                                      {"ckpt-replicas", required_argument, nullptr, kCkptReplicas},
                                       {"help", no_argument, nullptr, 'h'},
                                       {nullptr, 0, nullptr, 0}};
     if (int rc = parse_options(
@@ -270,16 +318,41 @@ int cmd_simulate(int argc, char **argv) {
                         throw InputError("", "--bound-model", std::string("unknown bound model \"") + arg + "\"",
                                          "use independent or sensitivity");
                     return kGoOn;
+                case kLatencyEvents: events_path = arg; return kGoOn;
+                case kHeatMap:
+                    if (std::strcmp(arg, "static") && std::strcmp(arg, "live") && std::strcmp(arg, "both"))
+                        throw InputError("", "--heat-map", std::string("unknown mode \"") + arg + "\"",
+                                         "use static, live or both");
+                    heat_mode = arg;
+                    return kGoOn;
+                case kProbeInterval:
+                    opt.probe_interval_s = static_cast<int64_t>(parse_number(arg, "--probe-interval", 1, 86400));
+                    return kGoOn;
+                case kProbeBlades:
+                    opt.probe_blades = static_cast<uint32_t>(parse_number(arg, "--probe-blades", 1, 1e6));
+                    return kGoOn;
                 case kPolicy: policies = arg; return kGoOn;
+                case kCheckpoint: checkpoint = true; return kGoOn;
+                case kCkptPeriod: {
+                    Request probe;
+                    parse_checkpoint_flags(probe, "1G", arg, nullptr, nullptr);
+                    study.period_s = probe.ckpt_period_s;
+                    return kGoOn;
+                }
+                case kCkptStretch: study.stretch = parse_number(arg, "--ckpt-stretch", 1, 100); return kGoOn;
+                case kCkptReplicas:
+                    study.replicas = static_cast<uint32_t>(parse_number(arg, "--ckpt-replicas", 1, kMaxCkptReplicas));
+                    return kGoOn;
                 case kBackfill: opt.backfill = true; return kGoOn;
                 case kScheduler:
-                    if (std::strcmp(arg, "easy") == 0)
+                    opt.plan_backfill = std::strcmp(arg, "easy") == 0;
+                    if (opt.plan_backfill || std::strcmp(arg, "easy-generic") == 0)
                         opt.backfill = true;
                     else if (std::strcmp(arg, "fcfs") == 0)
                         opt.backfill = false;
                     else
                         throw InputError("", "--scheduler", std::string("unknown scheduler \"") + arg + "\"",
-                                         "use easy (EASY backfill, as Slurm) or fcfs");
+                                         "use easy (EASY backfill, as Slurm), easy-generic or fcfs");
                     return kGoOn;
                 case kCheck: opt.check_invariants = true; return kGoOn;
                 case kJson: json = true; return kGoOn;
@@ -309,8 +382,19 @@ int cmd_simulate(int argc, char **argv) {
     std::vector<std::unique_ptr<PlacementPolicy>> chosen;
     for (const std::string &name : split_list(policies)) chosen.push_back(make_policy(name));
 
-    ClusterModel cluster = load_model(s);
+    Config config;
+    ClusterModel cluster = load_model(s, &config);
     const Fabric &f = cluster.fabric();
+    // The fabric's latency over time, and whether placement reads it live: each chosen policy
+    // runs once per mode, "static" under its own name, "live" as NAME+live.
+    std::vector<LatencyEvent> events;
+    if (!events_path.empty()) events = read_latency_events(events_path, f);
+    if (heat_mode.empty()) heat_mode = events_path.empty() ? "static" : "both";
+    std::vector<bool> modes;  // live?
+    if (heat_mode != "live") modes.push_back(false);
+    if (heat_mode != "static") modes.push_back(true);
+    opt.latency_events = events_path.empty() ? nullptr : &events;
+    opt.heat_map = config.heat_map;
     Trace trace;
     if (synthetic) {
         const uint32_t per_node = f.pods.empty() ? 1 : std::max<uint32_t>(1, f.pods[0].gpus_per_node);
@@ -324,11 +408,17 @@ int cmd_simulate(int argc, char **argv) {
         trace = read_swf(trace_path);
     }
     if (limit && trace.jobs.size() > limit) trace.jobs.resize(limit);
+    if (checkpoint)
+        return run_checkpoint_study(cluster, trace, model, opt, seeds, study, json,
+                                    synthetic ? "synthetic " + std::to_string(synthetic) + " jobs" : trace.source) == 0
+                   ? kOk
+                   : kInputError;
 
     // summaries[pool][policy][seed]; the plot shows the first pool size and seed.
     ProgressBar bar(progress);
+    const size_t runs_per_seed = chosen.size() * modes.size();
     std::vector<std::vector<std::vector<Summary>>> summaries(pool_sizes.size(),
-                                                             std::vector<std::vector<Summary>>(chosen.size()));
+                                                             std::vector<std::vector<Summary>>(runs_per_seed));
     std::vector<SimResult> plotted;
     const uint64_t first_seed = model.seed;
     bool broken = false;
@@ -343,23 +433,26 @@ int cmd_simulate(int argc, char **argv) {
             jm.seed = first_seed + k;
             const std::vector<SimJob> jobs = model_jobs(trace, jm, sized);
             std::vector<SimResult> results;
-            for (size_t p = 0; p < chosen.size(); ++p) {
-                bar.start(chosen[p]->name());
+            for (size_t run = 0; run < runs_per_seed; ++run) {
+                PlacementPolicy &policy = *chosen[run / modes.size()];
+                opt.live_heat_map = modes[run % modes.size()];
+                const std::string label = run_label(policy, opt.live_heat_map);
+                bar.start(label);
                 opt.progress = [&](size_t done, size_t total) { bar.update(done, total); };
-                SimResult r = simulate(sized, *chosen[p], jobs, opt);
+                SimResult r = simulate(sized, policy, jobs, opt);
+                r.policy = label;
                 bar.finish();
                 for (const std::string &v : r.violations) {
-                    std::fprintf(stderr, "morpheus simulate: %s: conservation broken: %s\n", chosen[p]->name(),
-                                 v.c_str());
+                    std::fprintf(stderr, "morpheus simulate: %s: conservation broken: %s\n", label.c_str(), v.c_str());
                     broken = true;
                 }
-                summaries[ps][p].push_back(summarize(r));
-                if (!jobs_dir.empty()) write_jobs_csv(jobs_dir, chosen[p]->name(), jm.seed, pool_sizes[ps], r, jobs);
+                summaries[ps][run].push_back(summarize(r));
+                if (!jobs_dir.empty()) write_jobs_csv(jobs_dir, label, jm.seed, pool_sizes[ps], r, jobs);
                 results.push_back(std::move(r));
             }
             std::vector<const SimResult *> rs;
             std::vector<Summary *> ss;
-            for (size_t p = 0; p < chosen.size(); ++p) {
+            for (size_t p = 0; p < runs_per_seed; ++p) {
                 rs.push_back(&results[p]);
                 ss.push_back(&summaries[ps][p].back());
             }
@@ -376,10 +469,19 @@ int cmd_simulate(int argc, char **argv) {
     report.bound_model = bound_model_name(model.bound_model);
     report.slowdown = opt.slowdown;
     report.backfill = opt.backfill;
+    report.plan_backfill = opt.plan_backfill;
     report.seeds = seeds;
     report.first_seed = first_seed;
     report.pool_sizes = pool_sizes;
-    for (const auto &policy : chosen) report.policies.push_back(policy->name());
+    for (const auto &policy : chosen)
+        for (bool live : modes) report.policies.push_back(run_label(*policy, live));
+    if (!events_path.empty() || heat_mode != "static") {
+        report.heat.events_file = events_path;
+        report.heat.events = events.size();
+        report.heat.settings = config.heat_map;
+        report.heat.probe_interval_s = opt.probe_interval_s;
+        report.heat.probe_blades = opt.probe_blades;
+    }
     report.summaries = std::move(summaries);
     if (json)
         print_report_json(report);

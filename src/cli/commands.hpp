@@ -18,7 +18,11 @@ int cmd_update(
 int cmd_explain(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_node(int argc, char **argv);  // morpheus node: the compute node seen by the SPANK plugin
-int cmd_node_agent(int argc, char **argv);  // morpheus node agent: the node's periodic work
+int cmd_node_agent(int argc, char **argv);
+int cmd_ckpt(
+    int argc,
+    char **
+        argv);  // morpheus ckpt: is this job's checkpoint window open  // morpheus node agent: the node's periodic work
 
 // Exit codes shared by the subcommands.
 enum Exit { kOk = 0, kInputError = 1, kUsage = 2, kPending = 3, kImpossible = 4 };

@@ -1,6 +1,9 @@
 #include "gnuplot.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +52,23 @@ void run_gnuplot(const std::string &script_path) {
         throw InputError("", "--plot",
                          "gnuplot failed (exit status " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + ")",
                          "see gnuplot's message above");
+}
+
+PlotScratch::PlotScratch() {
+    char dir[] = "/tmp/morpheus-plot.XXXXXX";
+    if (!::mkdtemp(dir))
+        throw InputError("", "--plot", std::string("cannot make a temporary directory: ") + std::strerror(errno));
+    dir_ = dir;
+}
+
+PlotScratch::~PlotScratch() {
+    for (const std::string &f : files_) ::unlink(f.c_str());
+    ::rmdir(dir_.c_str());
+}
+
+std::string PlotScratch::file(const std::string &name) {
+    files_.push_back(dir_ + "/" + name);
+    return files_.back();
 }
 
 }  // namespace morpheus::cli

@@ -53,6 +53,8 @@ void usage(FILE *out) {
                  "                                         GPUs, NICs, memory tiers, NCCL file of this node\n"
                  "  node agent [--node NAME] [--blade-numa BLADE=N,...]\n"
                  "                                         this node's periodic work (HealthCheckProgram)\n"
+                 "  ckpt [--wait|--json|--env]             inside a job: is its checkpoint window open (exit 0),\n"
+                 "                                         or how long until it opens (exit 3)\n"
                  "  version                                print the version\n"
                  "\n"
                  "Run 'morpheus COMMAND --help' for a command's options; see morpheus(1).\n");
@@ -86,6 +88,7 @@ int main(int argc, char **argv) {
         if (!std::strcmp(cmd, "explain")) return cmd_explain(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "metrics")) return cmd_metrics(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "node")) return cmd_node(argc - 1, argv + 1);
+        if (!std::strcmp(cmd, "ckpt")) return cmd_ckpt(argc - 1, argv + 1);
     } catch (const morpheus::InputError &e) {
         std::fprintf(stderr, "morpheus: error: %s\n", e.what());
         return kInputError;

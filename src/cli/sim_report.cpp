@@ -43,6 +43,11 @@ std::string fixed(double x, int digits) {
     return buf;
 }
 
+bool is_live(const std::string &run) {
+    const std::string suffix = kLiveSuffix;
+    return run.size() > suffix.size() && run.compare(run.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // Every figure of a Summary by name, for the JSON and the intervals over seeds.
 struct Metric {
     const char *name;
@@ -74,6 +79,15 @@ const std::vector<Metric> &metrics() {
         {"tight_jobs", [](const Summary &s) { return double(s.tight_jobs); }},
         {"tight_in_bound", [](const Summary &s) { return s.tight_in_bound; }},
         {"moves", [](const Summary &s) { return double(s.moves); }},
+        {"tight_over_bound_s", [](const Summary &s) { return s.tight_over_bound_s; }},
+        {"tight_over_bound_jobs", [](const Summary &s) { return double(s.tight_over_bound_jobs); }},
+        {"tight_unseen_over_bound_s", [](const Summary &s) { return s.tight_unseen_s; }},
+        {"tight_unseen_over_bound_jobs", [](const Summary &s) { return double(s.tight_unseen_jobs); }},
+        {"hot_stretch_mean", [](const Summary &s) { return s.hot_stretch_mean; }},
+        {"true_hot_latency_mean_ns", [](const Summary &s) { return s.true_hot_latency_mean_ns; }},
+        {"degraded_starts", [](const Summary &s) { return double(s.degraded_starts); }},
+        {"probe_rounds", [](const Summary &s) { return double(s.probe_rounds); }},
+        {"heat_map_changes", [](const Summary &s) { return double(s.heat_changes); }},
         {"violations", [](const Summary &s) { return double(s.violations); }},
         {"common_jobs", [](const Summary &s) { return double(s.common_jobs); }},
         {"common_wait_mean_s", [](const Summary &s) { return s.common_wait_mean_s; }},
@@ -91,7 +105,9 @@ Interval over_seeds(const std::vector<Summary> &runs, double (*get)(const Summar
 // One policy at one pool size over every seed: the mean and 95% interval of each figure.
 json_t *policy_json(const std::vector<Summary> &runs) {
     json_t *o = json_object();
-    json_object_set_new(o, "policy", json_string(runs.front().policy.c_str()));
+    const std::string &name = runs.front().policy;
+    json_object_set_new(o, "policy", json_string(name.c_str()));
+    json_object_set_new(o, "heat_map", json_string(is_live(name) ? "live" : "static"));
     json_object_set_new(o, "seeds", json_integer(static_cast<json_int_t>(runs.size())));
     for (const Metric &m : metrics()) {
         Interval i = over_seeds(runs, m.get);
@@ -145,8 +161,50 @@ std::string wrap(const std::string &text, size_t width) {
     return out + line;
 }
 
+std::string heat_settings_text(const HeatReplay &h) {
+    return "probes every " + std::to_string(h.probe_interval_s) + "s to each pod's " + std::to_string(h.probe_blades) +
+           " nearest blades; " + heat_figure_name(h.settings.figure) + " of " + std::to_string(h.settings.samples) +
+           " samples within " + std::to_string(h.settings.window_s) + "s; stale after " +
+           std::to_string(h.settings.stale_s) + "s; a cell moves past " + percent(h.settings.hysteresis) + " for " +
+           std::to_string(h.settings.rounds) + " settle rounds";
+}
+
+// --latency-events: what the jobs really got, each policy with and without the live heat map,
+// side by side.
+void print_heat_table(const SimReport &report, size_t ps) {
+    const HeatReplay &h = report.heat;
+    std::printf(
+        "\nfabric latency: %s; heat map: %s\n",
+        h.events_file.empty()
+            ? "as the fabric file says (no --latency-events)"
+            : (std::to_string(h.events) + (h.events == 1 ? " event from " : " events from ") + h.events_file).c_str(),
+        heat_settings_text(h).c_str());
+    Table t({"POLICY", "HEAT_MAP", "TIGHT_OVER (JOBS)", "UNSEEN (JOBS)", "DEGRADED_STARTS", "HOT_STRETCH",
+             "TRUE_HOT_LAT", "ROUNDS", "CHANGES"});
+    for (const auto &runs : report.summaries[ps]) {
+        auto iv = [&](double (*get)(const Summary &)) { return over_seeds(runs, get); };
+        std::string name = runs.front().policy;
+        const bool live = is_live(name);
+        if (live) name.resize(name.size() - std::strlen(kLiveSuffix));
+        t.add({name, live ? "live" : "static",
+               duration_interval(iv([](const Summary &x) { return x.tight_over_bound_s; })) + " (" +
+                   with_interval(iv([](const Summary &x) { return double(x.tight_over_bound_jobs); }), 0) + ")",
+               duration_interval(iv([](const Summary &x) { return x.tight_unseen_s; })) + " (" +
+                   with_interval(iv([](const Summary &x) { return double(x.tight_unseen_jobs); }), 0) + ")",
+               with_interval(iv([](const Summary &x) { return double(x.degraded_starts); }), 1),
+               with_interval(iv([](const Summary &x) { return x.hot_stretch_mean; }), 4),
+               format_latency(static_cast<uint64_t>(
+                   std::lround(iv([](const Summary &x) { return x.true_hot_latency_mean_ns; }).mean))),
+               fixed(iv([](const Summary &x) { return double(x.probe_rounds); }).mean, 0),
+               fixed(iv([](const Summary &x) { return double(x.heat_changes); }).mean, 0)});
+    }
+    std::fputs(t.render().c_str(), stdout);
+}
+
 std::string scheduler_name(const SimReport &r) {
-    return r.backfill ? "EASY backfill (memory-aware head reservation)" : "FCFS";
+    if (!r.backfill) return "FCFS";
+    return r.plan_backfill ? "EASY backfill (memory-aware head reservation)"
+                           : "EASY backfill (memory-aware head reservation; one walk for every policy)";
 }
 
 std::string sensitivity_name(const SimReport &r) {
@@ -168,7 +226,7 @@ void write_jobs_csv(const std::string &dir, const std::string &policy, uint64_t 
         fp,
         "id,submit,start,end,wait_s,logged_s,ran_s,apart,refused,killed,nodes,pods,hot_per_node_bytes,bound_ns,"
         "hot_latency_ns,max_hot_latency_ns,within_bound,tight,bound_possible,in_bound_s,moves,sensitivity,bounded_"
-        "slowdown\n");
+        "slowdown,true_hot_latency_ns,degraded_start,over_bound_s,unseen_over_bound_s\n");
     for (size_t i = 0; i < r.jobs.size(); ++i) {
         const JobOutcome &o = r.jobs[i];
         // As run_summary.cpp charges it: a refused job waited to the end of the replay.
@@ -178,13 +236,18 @@ void write_jobs_csv(const std::string &dir, const std::string &policy, uint64_t 
                                     : std::max(1.0, static_cast<double>(wait + ran) /
                                                         std::max(static_cast<double>(o.base_runtime), kSlowdownFloor));
         std::fprintf(
-            fp, "%llu,%lld,%lld,%lld,%lld,%lld,%lld,%d,%d,%d,%u,%u,%llu,%llu,%.1f,%.1f,%d,%d,%d,%lld,%u,%.3f,%.4f\n",
+            fp,
+            "%llu,%lld,%lld,%lld,%lld,%lld,%lld,%d,%d,%d,%u,%u,%llu,%llu,%.1f,%.1f,%d,%d,%d,%lld,%u,%.3f,%.4f,%.1f,%d,%"
+            "lld,"
+            "%lld\n",
             static_cast<unsigned long long>(o.id), static_cast<long long>(o.submit), static_cast<long long>(o.start),
             static_cast<long long>(o.end), static_cast<long long>(wait), static_cast<long long>(o.base_runtime),
             static_cast<long long>(o.runtime), o.apart ? 1 : 0, o.refused ? 1 : 0, o.killed ? 1 : 0, o.nodes, o.pods,
             static_cast<unsigned long long>(jobs[i].request.hot_per_node), static_cast<unsigned long long>(o.bound_ns),
             o.hot_latency_ns, o.max_hot_latency_ns, o.within_bound ? 1 : 0, o.tight ? 1 : 0,
-            o.in_bound_possible ? 1 : 0, static_cast<long long>(o.in_bound_s), o.moves, jobs[i].sensitivity, bsld);
+            o.in_bound_possible ? 1 : 0, static_cast<long long>(o.in_bound_s), o.moves, jobs[i].sensitivity, bsld,
+            o.true_hot_latency_ns, o.degraded_start ? 1 : 0, static_cast<long long>(o.over_bound_s),
+            static_cast<long long>(o.unseen_over_bound_s));
     }
     if (std::fclose(fp) != 0)
         throw InputError(path, "", std::string("cannot write: ") + std::strerror(errno),
@@ -208,8 +271,27 @@ void print_report_json(const SimReport &report) {
     json_object_set_new(root, "sensitivity", json_string(sensitivity.c_str()));
     json_object_set_new(root, "alpha", report.slowdown.alpha >= 0 ? json_real(report.slowdown.alpha) : json_null());
     json_object_set_new(root, "local_latency_ns", json_real(report.slowdown.local_ns));
-    json_object_set_new(root, "scheduler", json_string(report.backfill ? "easy" : "fcfs"));
+    json_object_set_new(root, "scheduler",
+                        json_string(!report.backfill       ? "fcfs"
+                                    : report.plan_backfill ? "easy"
+                                                           : "easy-generic"));
     json_object_set_new(root, "seeds", json_integer(static_cast<json_int_t>(seeds)));
+    if (report.heat.probe_interval_s) {
+        const HeatReplay &h = report.heat;
+        json_t *heat = json_object();
+        json_object_set_new(heat, "latency_events_file",
+                            h.events_file.empty() ? json_null() : json_string(h.events_file.c_str()));
+        json_object_set_new(heat, "latency_events", json_integer(static_cast<json_int_t>(h.events)));
+        json_object_set_new(heat, "probe_interval_s", json_integer(h.probe_interval_s));
+        json_object_set_new(heat, "probe_blades", json_integer(h.probe_blades));
+        json_object_set_new(heat, "figure", json_string(heat_figure_name(h.settings.figure)));
+        json_object_set_new(heat, "samples", json_integer(h.settings.samples));
+        json_object_set_new(heat, "window_s", json_integer(h.settings.window_s));
+        json_object_set_new(heat, "stale_s", json_integer(h.settings.stale_s));
+        json_object_set_new(heat, "hysteresis", json_real(h.settings.hysteresis));
+        json_object_set_new(heat, "rounds", json_integer(h.settings.rounds));
+        json_object_set_new(root, "heat_map", heat);
+    }
     json_t *sizes = json_array();
     for (size_t ps = 0; ps < pool_sizes.size(); ++ps) {
         json_t *one = json_object();
@@ -289,11 +371,14 @@ void print_report_tables(const SimReport &report) {
         }
         std::printf("\nwait by job size (nodes), mean (max):\n");
         std::fputs(w.render().c_str(), stdout);
+        if (report.heat.probe_interval_s) print_heat_table(report, ps);
         // The headline: morpheus against the best baseline for each figure, never one baseline.
         size_t me = policies.size();
         for (size_t p = 0; p < policies.size(); ++p)
             if (policies[p] == "morpheus") me = p;
-        if (me < policies.size() && policies.size() > 1) {
+        size_t baselines = 0;
+        for (const std::string &p : policies) baselines += p != "morpheus" && !is_live(p);
+        if (me < policies.size() && baselines) {
             std::printf("\nmorpheus against the best baseline for each figure (lower is better):\n");
             struct Figure {
                 const char *name;
@@ -315,7 +400,7 @@ void print_report_tables(const SimReport &report) {
                 size_t best = policies.size();
                 Interval theirs;
                 for (size_t p = 0; p < policies.size(); ++p) {
-                    if (p == me) continue;
+                    if (p == me || is_live(policies[p])) continue;
                     Interval x = over_seeds(summaries[ps][p], fig.get);
                     if (best == policies.size() || x.mean < theirs.mean) {
                         best = p;
@@ -339,9 +424,19 @@ void print_report_tables(const SimReport &report) {
         "GPU: GPUs allocated, time-averaged; HOT: hot memory over DRAM; STRANDED: free DRAM no free node\n"
         "reaches within the default bound; WAIT_MAX: longest wait; BIG_WAIT_MAX: longest wait of the\n"
         "largest 10%% of jobs (by nodes); BSLD: bounded slowdown (10 s); STRETCH: run time as run / as\n"
-        "logged; HOT_LAT: bytes-weighted per job; TIGHT_IN: share of the run time of tight-bound jobs\n"
-        "(those that can be placed in bound) with all hot memory inside it; MOVES: hot memory moved inside\n"
-        "the bound; *_COMMON: over the jobs every policy ran.\n");
+        "logged; HOT_LAT: bytes-weighted per job; TIGHT_IN: share of the hot-memory run time (bytes x\n"
+        "seconds) of tight-bound jobs (those that can be placed in bound) inside the bound; MOVES: moves\n"
+        "of hot memory inside the bound (a job's pods may move apart); *_COMMON: over the jobs every\n"
+        "policy ran.\n");
+    if (report.heat.probe_interval_s)
+        std::printf(
+            "fabric latency: TIGHT_OVER: run time of tight-bound jobs with some hot byte truly beyond the\n"
+            "bound (the latency events' latency, each segment at its slowest node), and how many such jobs;\n"
+            "UNSEEN: of that, the time with a byte placement believed inside the bound (no soft bound's\n"
+            "lapse chose it), and how many jobs; DEGRADED_STARTS: hot jobs started on a cell an event had\n"
+            "slowed; HOT_STRETCH: run time as run / as logged of jobs with hot memory; TRUE_HOT_LAT: their\n"
+            "hot memory's true latency at start; ROUNDS: probe rounds; CHANGES: settle rounds that moved\n"
+            "placement's latencies.\n");
 }
 
 void plot_report(const std::string &path, const SimReport &report, const std::vector<SimResult> &runs) {

@@ -5,11 +5,24 @@
 #include <string>
 #include <vector>
 
+#include "heat_map.hpp"
 #include "job_model.hpp"
 #include "run_summary.hpp"
 #include "simulator.hpp"
 
 namespace morpheus::cli {
+
+// The name of a run whose placement read the live heat map: "morpheus+live".
+constexpr const char *kLiveSuffix = "+live";
+
+// --latency-events and --heat-map: what the fabric did and how the heat map was fed.
+struct HeatReplay {
+    std::string events_file;  // empty: none given (the fabric as its file says)
+    size_t events = 0;
+    morpheus::HeatMapSettings settings;
+    int64_t probe_interval_s = 0;  // 0: no run read the heat map... nor printed
+    uint32_t probe_blades = 0;
+};
 
 // A finished replay: what was replayed, on what and how, and every run's figures.
 struct SimReport {
@@ -20,10 +33,12 @@ struct SimReport {
     std::string bound_model;  // bound_model_name(): independent or sensitivity
     morpheus::sim::SlowdownModel slowdown;
     bool backfill = false;
+    bool plan_backfill = true;  // morpheus's head from the core's planner (--scheduler easy)
     size_t seeds = 1;
     uint64_t first_seed = 0;
     std::vector<double> pool_sizes;
-    std::vector<std::string> policies;  // in the order of summaries[pool]
+    std::vector<std::string> policies;  // in the order of summaries[pool]; live runs as NAME+live
+    HeatReplay heat;
     // summaries[pool][policy][seed]
     std::vector<std::vector<std::vector<morpheus::sim::Summary>>> summaries;
 };

@@ -111,14 +111,14 @@ std::string ask_server(StatusSource &s, const std::string &query) {
 
 }  // namespace
 
-std::string ask_status_service(StatusSource &s, const std::string &query_json) {
+std::string ask_status_service(StatusSource &s, const std::string &query_json, const std::string &no_service) {
     if (s.server.empty()) {
         const char *env = std::getenv(MORPHEUS_ENV_SERVER);
         if (env && *env && s.files.fabric.empty()) s.server = env;
     }
     find_default_source(s);
     if (s.server.empty())
-        throw InputError(s.files.conf, "StatusPort", "no status service to ask",
+        throw InputError(s.files.conf, "StatusPort", no_service,
                          "set StatusPort= in morpheus.conf, or give --server HOST:PORT");
     return ask_server(s, query_json);
 }

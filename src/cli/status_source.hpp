@@ -41,8 +41,10 @@ T fetch(StatusSource &s, const std::string &op, long job = 0) {
 }
 
 // Sends any query (JSON) to the live status service and returns its answer as it stands
-// (an error document included); throws InputError when there is no service to ask.
-std::string ask_status_service(StatusSource &s, const std::string &query_json);
+// (an error document included); throws InputError when there is no service to ask, with
+// `no_service` as the problem.
+std::string ask_status_service(StatusSource &s, const std::string &query_json,
+                               const std::string &no_service = "no status service to ask");
 
 // The command line of a status view (pools, jobs, fabric): the source (FABRIC INVENTORY,
 // --conf, --state, --server), the view options (view.hpp), --help/--usage (prints `usage`),

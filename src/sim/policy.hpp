@@ -18,6 +18,7 @@
 
 #include "cluster_model.hpp"
 #include "ledger.hpp"
+#include "link_book.hpp"
 #include "placement.hpp"
 #include "request.hpp"
 
@@ -44,6 +45,13 @@ public:
     // and hot memory beyond a bound moves inside it when memory there frees (move.hpp). The
     // baselines keep their own bound rules and never move memory.
     virtual bool soft_bounds_and_moves() const { return false; }
+    // The booked checkpoint windows (issue 28) the replay keeps, or nullptr: a policy that
+    // grants checkpoints (morpheus) gives decide() the book, so a job checkpoints only with a
+    // region and a window; the baselines ignore it.
+    void set_links(const LinkBook *links) { links_ = links; }
+
+protected:
+    const LinkBook *links_ = nullptr;
 };
 
 // Throws InputError listing the known names when `name` is not one of them.

@@ -15,7 +15,7 @@ public:
     bool soft_bounds_and_moves() const override { return true; }
     bool place(const ClusterModel &model, const Ledger &ledger, const Request &req,
                const std::vector<uint8_t> &free_nodes, Allocation &out) override {
-        Decision d = decide(model, ledger, req, free_nodes);
+        Decision d = decide(model, ledger, req, free_nodes, nullptr, links_);
         if (d.verdict != Verdict::Placed) return false;
         NodePlan plan = plan_of(model, d, free_nodes);
         std::vector<uint8_t> allowed(free_nodes.size());

@@ -31,7 +31,9 @@ Summary summarize(const SimResult &r) {
     s.jobs = r.jobs.size();
     s.violations = r.violations.size();
     s.moves = r.moves;
-    std::vector<double> waits, slowdowns, stretches, latencies;
+    s.probe_rounds = r.probe_rounds;
+    s.heat_changes = r.heat_changes;
+    std::vector<double> waits, slowdowns, stretches, latencies, hot_stretches, true_latencies;
     std::vector<std::pair<uint32_t, double>> size_wait;  // nodes, wait
     size_t within = 0;
     double useful = 0, tight_run = 0, tight_in = 0;
@@ -74,7 +76,16 @@ Summary summarize(const SimResult &r) {
         stretches.push_back(static_cast<double>(j.runtime) / static_cast<double>(std::max<int64_t>(1, j.base_runtime)));
         if (j.hot_bytes) {
             latencies.push_back(j.hot_latency_ns);
+            true_latencies.push_back(j.true_hot_latency_ns);
+            hot_stretches.push_back(stretches.back());
             within += j.within_bound;
+            s.degraded_starts += j.degraded_start;
+            if (j.tight) {
+                s.tight_over_bound_s += static_cast<double>(j.over_bound_s);
+                s.tight_over_bound_jobs += j.over_bound_s > 0;
+                s.tight_unseen_s += static_cast<double>(j.unseen_over_bound_s);
+                s.tight_unseen_jobs += j.unseen_over_bound_s > 0;
+            }
         }
     }
     s.makespan_s = static_cast<double>(r.last_end - r.first_submit);
@@ -103,6 +114,8 @@ Summary summarize(const SimResult &r) {
     s.hot_jobs = latencies.size();
     s.hot_latency_mean_ns = mean(latencies);
     s.hot_latency_p95_ns = p95(latencies);
+    s.hot_stretch_mean = mean(hot_stretches);
+    s.true_hot_latency_mean_ns = mean(true_latencies);
     s.tight_in_bound = tight_run > 0 ? tight_in / tight_run : 0;
     s.within_bound = latencies.empty() ? 0 : static_cast<double>(within) / static_cast<double>(latencies.size());
     return s;

@@ -45,6 +45,19 @@ struct Summary {
     // share of their run time (as run, over those that ran) with every hot byte inside it.
     size_t tight_jobs = 0;
     double tight_in_bound = 0;
+    // Against the fabric's true latency (latency events): tight-bound jobs' run time with some
+    // hot byte truly beyond the bound, and how many such jobs; the mean stretch of the jobs with
+    // hot memory; hot jobs that started on a cell an event had made slower.
+    double tight_over_bound_s = 0;
+    size_t tight_over_bound_jobs = 0;
+    // Of that, the time with some hot byte that placement believed inside the bound beyond it:
+    // what no policy chose (a soft bound's lapse is chosen), the latency events' doing.
+    double tight_unseen_s = 0;
+    size_t tight_unseen_jobs = 0;
+    double hot_stretch_mean = 0;
+    double true_hot_latency_mean_ns = 0;
+    size_t degraded_starts = 0;
+    size_t probe_rounds = 0, heat_changes = 0;
     size_t violations = 0;
     size_t moves = 0;  // moves of hot memory inside the bound, finished
     // Over the jobs that every compared policy ran (see common_jobs): a policy that fails the

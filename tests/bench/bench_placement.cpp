@@ -8,7 +8,8 @@
 // --heat-map (issue 29): first ingests two rounds of latency reports, every node reporting its
 // pod's 64 nearest blades (a quarter of the pods measuring their nearest blade 60% slower than
 // the fabric says), settles the heat map after each, and decides with the live model: it prints
-// the ingest cost per report, the settle and live-model times and the windows' memory.
+// the ingest cost per report, the settle and live-model times and the windows' memory, then what
+// the views' answers cost (fabric --live, pools' measured bands, /metrics with the heat series).
 //
 // The ledger is live: every placed job reserves its blades and takes its nodes, and jobs end
 // as the run goes, so decide() always sees a cluster that is busy (about --occupancy of the
@@ -29,8 +30,12 @@
 #include "heat_map.hpp"
 #include "input_error.hpp"
 #include "inventory.hpp"
+#include "json_document.hpp"
 #include "ledger.hpp"
+#include "metrics.hpp"
+#include "move.hpp"
 #include "placement.hpp"
+#include "status_model.hpp"
 
 using namespace morpheus;
 using Clock = std::chrono::steady_clock;
@@ -189,6 +194,28 @@ int main(int argc, char **argv) {
         std::printf("heat map: %zu live cells of %zu, live model built in %.1f ms, windows %.1f MiB for %zu reports\n",
                     model.latency().live_count(), f.pods.size() * f.blades.size(), since_us(tl) / 1000.0,
                     static_cast<double>(heat.window_bytes()) / (1024.0 * 1024.0), reports);
+        // The views' answers (issue 29), each built under slurmctld's engine lock: what a
+        // `morpheus fabric --live`, a `morpheus pools` and a /metrics scrape cost at this scale.
+        const LiveState live{&heat, now + 10, 256};
+        auto tv = Clock::now();
+        HeatMapView view = heat_map_view(model, heat, live.now, HeatQuery{});
+        const double view_ms = since_us(tv) / 1000.0;
+        const size_t view_bytes = document_text(to_json(view)).size();
+        Ledger none(f.blades.size());
+        auto tp = Clock::now();
+        StatusSnapshot pools = status_snapshot(model, none, Viewer{-1, false}, live);
+        const double pools_ms = since_us(tp) / 1000.0;
+        auto tm = Clock::now();
+        const std::string metrics = metrics_text(model, none, DecisionLog{}, live);
+        const double metrics_ms = since_us(tm) / 1000.0;
+        size_t heat_series = 0;
+        for (size_t at = 0; (at = metrics.find("\nmorpheus_heat_", at)) != std::string::npos; ++at) ++heat_series;
+        std::printf(
+            "heat map views: fabric --live %zu of %llu matched cells in %.1f ms (%.0f KiB of JSON); pools with "
+            "measured bands %.1f ms (%zu blades); /metrics %.1f ms, %zu heat series (%zu blades, at most 256 cells)\n",
+            view.cells.size(), static_cast<unsigned long long>(view.cells_matched), view_ms,
+            static_cast<double>(view_bytes) / 1024.0, pools_ms, pools.blades.size(), metrics_ms, heat_series,
+            f.blades.size());
     }
     Ledger ledger(f.blades.size());
     std::vector<uint8_t> free_nodes(f.node_names.size(), 1);
@@ -277,6 +304,36 @@ int main(int argc, char **argv) {
     std::printf("  pending: median %.1f us, p99 %.1f us\n", percentile(pending_us, 0.5), percentile(pending_us, 0.99));
     std::printf("choose_nodes() + Ledger::reserve(): median %.1f us, p99 %.1f us\n", percentile(book_us, 0.5),
                 percentile(book_us, 0.99));
+    // Moves (issue 27): one running job in 20 has its hot memory beyond a bound just under
+    // its nearest hot blade, as after a soft bound lapsed; plan_moves() as the watcher and a
+    // job's end call it, with MaxMoves 2 (the default) and 64.
+    std::vector<uint64_t> far;
+    for (const Running &j : running)
+        if (rng() % 20 == 0) far.push_back(j.job_id);
+    size_t beyond = 0;
+    for (uint64_t id : far) {
+        Reservation r = *ledger.find(id);
+        uint32_t nearest = UINT32_MAX;
+        for (const Segment &sg : r.segments)
+            if (sg.use == Use::Hot) nearest = std::min(nearest, sg.latency_ns);
+        if (nearest == UINT32_MAX || nearest < 2) continue;
+        r.hot_latency_bound_ns = nearest - 1;
+        beyond += ledger.reserve(r, model.inventory());
+    }
+    std::vector<double> move_us;
+    for (uint32_t most : {2u, 64u}) {
+        move_us.clear();
+        size_t found = 0;
+        for (int i = 0; i < 200; ++i) {
+            auto tm = Clock::now();
+            found = plan_moves(model, ledger, most).size();
+            move_us.push_back(since_us(tm));
+        }
+        std::printf(
+            "plan_moves() (MaxMoves %u, %zu of %zu running jobs beyond their bound): median %.1f us, p99 %.1f "
+            "us, %zu moves found\n",
+            most, beyond, running.size(), percentile(move_us, 0.5), percentile(move_us, 0.99), found);
+    }
     double rss = peak_rss_mib();
     std::printf("peak RSS: %.1f MiB\n", rss);
     std::printf("targets: median <= 100 us %s, p99 <= 1 ms %s, load <= 2 s %s, RSS <= 512 MiB %s\n",

@@ -31,4 +31,6 @@ for layout in fat-tree dragonfly; do
     "$bench" "$dir/$layout-fabric.json" "$dir/$layout-inventory.json" --heat-map "$@"
     # The blade-memory planner (issue 14): 10,000 running and 10,000 planned jobs.
     "$top_builddir/tests/bench/bench_planner" "$dir/$layout-fabric.json" "$dir/$layout-inventory.json"
+    # Checkpoint windows on the links (issue 28): 10,000 running jobs holding windows.
+    "$top_builddir/tests/bench/bench_checkpoint" "$dir/$layout-fabric.json" "$dir/$layout-inventory.json"
 done

@@ -40,4 +40,31 @@ if command -v gnuplot >/dev/null; then
 fi
 PATH=/nonexistent run 1 "$MORPHEUS" fabric "$F" "$I" --plot "$WORK/heat2.svg"
 contains "$WORK/err" "gnuplot is not installed"
+
+# --live: the measured heat map is the controller's; offline it says so, never shows the
+# static matrix as measured.
+run 1 "$MORPHEUS" fabric "$F" "$I" --live
+contains "$WORK/err" "no measurements offline"
+run 1 "$MORPHEUS" fabric "$F" "$I" --all
+contains "$WORK/err" "options of --live"
+# A saved answer (fabric --live --json) renders as the live one: the measured cells by default
+# (a fresh one with its figure, ratio and live flag; a stale one with none), --all the rest.
+LIVE="$DATA/cli/fabric-live.json"
+run 0 "$MORPHEUS" fabric --live --from "$LIVE"
+golden "$DATA/cli/fabric-live.expected"
+run 0 "$MORPHEUS" fabric --live --from "$LIVE" --all -p pod1 -O pod,blade,measured,ratio,used,state -h
+[ "$(wc -l <"$WORK/out")" = 3 ] || fail "--all -p pod1 lists pod1's three cells"
+contains "$WORK/out" "pod1  blade6  -         -      370ns  unmeasured"
+run 0 "$MORPHEUS" fabric --live --from "$LIVE" --blade blade2 -o "%P %b %t %a" -h
+[ "$(cat "$WORK/out")" = "pod2 blade2 stale 15m" ] || fail "--blade blade2 is the stale cell"
+run 0 "$MORPHEUS" fabric --live --from "$LIVE" --json
+[ "$(json_field "[(c['blade'], c.get('measured_ns'), c['live']) for c in d['cells']]")" = \
+    "[('blade1', 400, True), ('blade5', 380, False), ('blade2', None, False)]" ] || fail "--live --json cells"
+run 1 "$MORPHEUS" fabric --live --from "$LIVE" -t up
+contains "$WORK/err" "name blades with --blade"
+if command -v gnuplot >/dev/null; then
+    run 0 "$MORPHEUS" fabric --live --from "$LIVE" --all --plot "$WORK/live.svg"
+    grep -q "measured / static" "$WORK/live.svg" && grep -q "stale after 600s" "$WORK/live.svg" &&
+        grep -q "blade6" "$WORK/live.svg" || fail "live.svg lacks its panels or blade6"
+fi
 finish

@@ -14,7 +14,14 @@ run 0 "$MORPHEUS" pools "$F" "$I" --state "$L" --json
     { echo "FAIL: cold reserved"; failures=$((failures+1)); }
 [ "$(json_field "[j['job_id'] for j in d['jobs']]")" = "[42]" ] || { echo "FAIL: jobs"; failures=$((failures+1)); }
 
+# Each blade's latency band over the pods, from the fabric file: offline, static only (no
+# measured band, no MEASURED column: only the controller has measurements).
+[ "$(json_field "[(b['static_min_ns'], b['static_max_ns'], 'heat' in b) for b in d['blades'] if b['blade']=='blade1'][0]")" = "(200, 500, False)" ] ||
+    { echo "FAIL: blade1's static band"; failures=$((failures+1)); }
+run 0 "$MORPHEUS" pools "$F" "$I" --state "$L" -O blade,latency,measured,fresh -h
+contains "$WORK/out" "blade2  280ns..580ns  -         -"
 run 0 "$MORPHEUS" pools "$F" "$I" --state "$L"
+if grep -q MEASURED "$WORK/out"; then echo "FAIL: a MEASURED column offline"; failures=$((failures+1)); fi
 contains "$WORK/out" "JOBS 1"
 contains "$WORK/out" "blade1  up"
 golden "$DATA/cli/pools-after-one-job.expected"

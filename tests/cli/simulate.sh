@@ -64,4 +64,24 @@ run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --pool-sizes 1,x
 contains "$WORK/err" "'x' is not a number"
 run 2 "$MORPHEUS" simulate "$F" "$I"
 contains "$WORK/err" "give one of --trace FILE or --synthetic N"
+
+# Latency events (issue 29): each policy placing on the fabric file's latencies and on the live
+# heat map, side by side; pod1's near blade slowed past the tight bound gets fewer hot jobs live.
+E="$DATA/sim/small.events"
+run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --latency-events "$E" --policy morpheus --tight-share 1 --hot-wait 0 --check --json
+[ "$(json_field "[(p['policy'], p['heat_map']) for p in $P]")" = "[('morpheus', 'static'), ('morpheus+live', 'live')]" ] || { echo "FAIL: one run per mode"; failures=$((failures+1)); }
+[ "$(json_field "$P[1]['degraded_starts'] < $P[0]['degraded_starts']")" = True ] || { echo "FAIL: fewer hot jobs on the slowed cell with the live map"; failures=$((failures+1)); }
+[ "$(json_field "$P[1]['tight_unseen_over_bound_s'] < $P[0]['tight_unseen_over_bound_s']")" = True ] || { echo "FAIL: less unseen time beyond the bound with the live map"; failures=$((failures+1)); }
+[ "$(json_field "($P[0]['probe_rounds'], $P[1]['probe_rounds'] > 0, d['heat_map']['latency_events'], d['heat_map']['figure'])")" = "(0.0, True, 2, 'p99')" ] || { echo "FAIL: the heat map's rounds and settings"; failures=$((failures+1)); }
+run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --latency-events "$E" --policy morpheus --heat-map live
+contains "$WORK/out" "fabric latency: 2 events from"
+contains "$WORK/out" "TIGHT_OVER (JOBS)"
+printf '0 1h pods=pod1 blade1 600ns\n1h 0 * blade1 600ns\n' > "$WORK/bad.events"
+run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --latency-events "$WORK/bad.events"
+contains "$WORK/err" "bad.events: line 2: DURATION must be positive"
+printf '0 1h pods=pod9 blade1 600ns\n' > "$WORK/bad.events"
+run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --latency-events "$WORK/bad.events"
+contains "$WORK/err" "bad.events: line 1: pod \"pod9\" is not in the fabric"
+run 1 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --heat-map sometimes
+contains "$WORK/err" "unknown mode \"sometimes\""
 finish

@@ -13,7 +13,9 @@
 #
 # Environment: E2E_BUILD (build tree with the plugins, default: the repo),
 # E2E_KEEP_RUN=1 keeps the run dir after stop (it is kept anyway when a start fails),
-# E2E_NODES (hostlist, default all 16), E2E_SLURMCTLD_DEBUG (default debug),
+# E2E_NODES (hostlist, default all 16, or every node of E2E_FABRIC), E2E_SLURMCTLD_DEBUG
+# (default debug), E2E_FABRIC and E2E_INVENTORY (a fabric map and inventory in place of etc/'s,
+# e.g. from contrib/gen-fabric.py: one slurmd per node of the fabric's pods; tests/bench),
 # E2E_ACCOUNTING=1 adds a MariaDB and a slurmdbd of the cluster's own (accounting with
 # associations, QOS limits, and Morpheus's blade-memory licenses in TRES),
 # MORPHEUS_SLURM_PREFIX (a Slurm installed under a private prefix, e.g. the 24.11 one of
@@ -57,6 +59,7 @@ now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc | xargs printf '%.2f'; }
 
 # gpu[101-104],gpu[201-202] -> one name a line (scontrol needs a running cluster; this not).
+# Zero-padded ranges keep their width (gpu[00000-00127], as contrib/gen-fabric.py writes).
 expand_nodes() {
 	local item prefix range lo hi n
 	for item in $(echo "$1" | sed 's/\],/]\n/g'); do
@@ -65,7 +68,7 @@ expand_nodes() {
 			prefix=${BASH_REMATCH[1]}
 			for range in ${BASH_REMATCH[2]//,/ }; do
 				lo=${range%-*}; hi=${range#*-}
-				for ((n = lo; n <= hi; n++)); do echo "$prefix$n"; done
+				for ((n = 10#$lo; n <= 10#$hi; n++)); do printf '%s%0*d\n' "$prefix" ${#lo} "$n"; done
 			done
 		else
 			echo "$item"
@@ -194,7 +197,9 @@ write_config() { # RUN NODES... : slurm.conf, gres.conf, plugstack.conf, morpheu
 	echo "required $run/plugins/spank_morpheus.so node_topology=$REPO/tests/data/hwloc/dgx-8gpu-8nic.xml tmpdir=$run/node/%n/tmp" \
 		>"$run/etc/plugstack.conf"
 	# morpheus.conf beside slurm.conf (get_extra_conf_path); fabric and inventory beside it.
-	cp "$REPO/etc/morpheus.conf" "$REPO/etc/fabric.json" "$REPO/etc/inventory.json" "$run/etc/"
+	cp "$REPO/etc/morpheus.conf" "$run/etc/"
+	cp "${E2E_FABRIC:-$REPO/etc/fabric.json}" "$run/etc/fabric.json"
+	cp "${E2E_INVENTORY:-$REPO/etc/inventory.json}" "$run/etc/inventory.json"
 	echo "StatusPort=$((port_base + ${#nodes[@]} + 1))" >>"$run/etc/morpheus.conf"
 	# Inventory edits are picked up within a second (tests change blade states).
 	sed -i '/^InventoryCheckInterval=/d' "$run/etc/morpheus.conf"
@@ -305,9 +310,19 @@ wait_nodes_idle() { # RUN COUNT TIMEOUT
 	done
 }
 
+# Every node of a fabric map's pods, as one hostlist.
+fabric_nodes() { # FABRIC
+	python3 -c 'import json, sys; print(",".join(p["nodes"] for p in json.load(open(sys.argv[1]))["pods"]))' "$1" ||
+		die "cannot read the pods of $1"
+}
+
 cmd_start() {
 	local nodes_expr=${E2E_NODES:-$ALL_NODES} run t0 t n nodes
 	[ "$(id -u)" = 0 ] || die "must run as root (slurmd)"
+	if [ -n "${E2E_FABRIC:-}" ]; then
+		[ -n "${E2E_INVENTORY:-}" ] || die "E2E_FABRIC needs E2E_INVENTORY (the fabric's blades)"
+		[ -n "${E2E_NODES:-}" ] || nodes_expr=$(fabric_nodes "$E2E_FABRIC")
+	fi
 	[ "${1:-}" = --nodes ] && nodes_expr=$2
 	mapfile -t nodes < <(expand_nodes "$nodes_expr")
 	t0=$(now)

@@ -10,6 +10,7 @@
 #include "ledger.hpp"
 #include "metrics.hpp"
 #include "move.hpp"
+#include "node_addresses.hpp"
 #include "status_model.hpp"
 #include "status_queries.hpp"
 #include "morpheus/morpheus.h"
@@ -118,7 +119,7 @@ static void plan_reserve_release_persist(void **) {
     free(kept);
     // Recovery: Slurm says job 11 is gone.
     uint64_t running[] = {99};
-    assert_int_equal(morpheus_reconcile(after_crash, running, 1, &err), 1);
+    assert_int_equal(morpheus_reconcile(after_crash, running, 1, nullptr, 0, &err), 1);
     assert_null(morpheus_job_summary(after_crash, 11));
     morpheus_engine_close(&after_crash);
     assert_null(after_crash);
@@ -283,7 +284,7 @@ static void failed_save_changes_nothing(void **) {
     assert_null(morpheus_job_summary(e, 2));
     assert_int_equal(morpheus_release(e, 1, &err), -1);
     uint64_t none[] = {99};
-    assert_int_equal(morpheus_reconcile(e, none, 1, &err), -1);
+    assert_int_equal(morpheus_reconcile(e, none, 1, nullptr, 0, &err), -1);
     char *kept = morpheus_job_summary(e, 1);
     assert_non_null(kept);
     free(kept);
@@ -339,6 +340,91 @@ static void failed_release_is_retried(void **) {
     assert_true(metrics_say("morpheus_releases_due 0"));
     assert_true(metrics_say("morpheus_release_failures_total 2"));
     assert_int_equal(engine.retry_releases(), 0);  // nothing left due
+}
+
+// Issue 26: background saves (slurmctld's) return before the disk does; the saver writes the
+// newest ledger right after, a failed save is reported by sync() and retried until it lands,
+// and closing the engine writes what is still owed.
+static void background_saves_land(void **) {
+    Dir d;
+    morpheus_error_t err;
+    morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+    assert_non_null(e);
+    morpheus_engine_set_background_saves(e, 1);
+    assert_int_equal(place(e, hot_request(1, "100G", "250ns"), &err), 0);
+    assert_int_equal(morpheus_engine_flush(e, 10), 0);
+    assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":1,"));
+    // Disk full: the reservation holds in memory, the file keeps the last good save, sync()
+    // says why, and the save lands once there is space.
+    morpheus::set_ledger_file_ops_for_tests({disk_full, nullptr, nullptr});
+    assert_int_equal(place(e, hot_request(2, "100G", "250ns"), &err), 0);
+    char *held = morpheus_job_summary(e, 2);
+    assert_non_null(held);
+    free(held);
+    assert_int_equal(morpheus_engine_flush(e, 1), -1);
+    assert_int_equal(morpheus_engine_sync(e, &err), -1);
+    assert_non_null(std::strstr(err.message, "No space left"));
+    assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":2,"));
+    morpheus::set_ledger_file_ops_for_tests({});
+    assert_int_equal(morpheus_engine_flush(e, 10), 0);
+    assert_int_equal(morpheus_engine_sync(e, &err), 0);
+    assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":2,"));
+    // A release, then close at once: the close writes it.
+    assert_int_equal(morpheus_release(e, 1, &err), 1);
+    morpheus_engine_close(&e);
+    assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":1,"));
+    assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":2,"));
+}
+
+// Background saves and a full disk at a job's end: the memory is free at once, the file still
+// holds the job, and the views say "releasing" (morpheus_releases_due 1) until a save holds the
+// release; the shim's retry_releases leaves it to the saver (test_charge_dodges, real Slurm).
+static void background_release_on_a_full_disk(void **) {
+    Dir d;
+    morpheus::Engine engine(d.at("morpheus.conf"), d.at("ledger.json"));
+    engine.set_background_saves(true);
+    morpheus::Request q;
+    q.job_id = 7;
+    q.nodes = 1;
+    q.hot_per_node = 100ull << 30;
+    q.hot_latency_ns = 250;
+    {
+        std::lock_guard<std::mutex> g(engine.lock());
+        engine.reserve(q, {0});
+    }
+    assert_true(engine.flush(10));
+    assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":7,"));
+    auto state_of_7 = [&] {
+        std::lock_guard<std::mutex> g(engine.lock());
+        for (const auto &j : morpheus::job_list(engine.model(), engine.ledger(), engine.decisions(), {}).jobs)
+            if (j.job_id == 7) return j.state.value_or("?");
+        return std::string("gone");
+    };
+    auto metrics_say = [&](const char *line) {
+        std::lock_guard<std::mutex> g(engine.lock());
+        return morpheus::metrics_text(engine.model(), engine.ledger(), engine.decisions()).find(line) !=
+               std::string::npos;
+    };
+    morpheus::set_ledger_file_ops_for_tests({disk_full, nullptr, nullptr});
+    {
+        std::lock_guard<std::mutex> g(engine.lock());
+        assert_true(engine.release(7));
+        assert_null(engine.ledger().find(7));  // no memory held for it
+    }
+    assert_false(engine.flush(1));
+    assert_string_equal(state_of_7().c_str(), "releasing");
+    assert_true(metrics_say("morpheus_releases_due 1"));
+    {
+        std::lock_guard<std::mutex> g(engine.lock());
+        assert_int_equal(engine.retry_releases(), 0);
+    }
+    assert_string_equal(state_of_7().c_str(), "releasing");
+    assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":7,"));
+    morpheus::set_ledger_file_ops_for_tests({});
+    assert_true(engine.flush(10));
+    assert_string_equal(state_of_7().c_str(), "gone");
+    assert_true(metrics_say("morpheus_releases_due 0"));
+    assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":7,"));
 }
 
 // The seam's contract with select/morpheus: a spread step allows exactly the planned split, the
@@ -445,6 +531,110 @@ static void earliest_start_waits_for_memory(void **) {
     assert_int_equal(morpheus_earliest_start(e, &waiting, no_pod1.data(), now, 60, ids, ends, 1, &start, nullptr, &err),
                      -1);
     morpheus_engine_close(&e);
+}
+
+// Issue 29 in slurmctld: the node-only ops probe_blades and report_latency as the status
+// service answers them. Only root; a malformed, oversized or partly bad report changes
+// nothing; a report must come from the named node's host (a node at a loopback address lives
+// on the controller's host); one report per node per HeatMapReportInterval. Settled every
+// HeatMapSettleInterval, the live map flags the running job whose hot memory it puts beyond
+// the bound (jobs state, metric, decision log, taken once), and unflags it when the cell
+// goes stale.
+static void latency_reports_from_the_nodes(void **) {
+    Dir d;
+    d.write("morpheus.conf",
+            "FabricFile=fabric.json\nInventoryFile=inventory.json\nHeatMapRounds=1\nHeatMapStale=600\n"
+            "HeatMapReportInterval=60\nHeatMapSettleInterval=5\nHeatMapProbeBlades=3\nHeatMapBeyondBound=notify\n");
+    morpheus::Engine engine(d.at("morpheus.conf"), d.at("ledger.json"));
+    morpheus::NodeAddresses addresses;
+    addresses.set_local_addresses({"192.0.2.2"});
+    addresses.update({{"gpu101", "127.0.0.1", "gpu101"},
+                      {"gpu102", "127.0.0.1", ""},
+                      {"gpu103", "192.0.2.2", ""},
+                      {"gpu104", "127.0.0.1", ""},
+                      {"gpu201", "198.51.100.7", "198.51.100.7"}});
+    const int64_t now = 1700000000;
+    morpheus::Request job;
+    job.job_id = 7;
+    job.uid = 1000;
+    job.nodes = 1;
+    job.hot_per_node = 100ull << 30;
+    job.hot_latency_ns = 250;
+    morpheus::Reservation held = engine.reserve(job, {0});  // gpu101, pod1: blade1 at 200ns
+    assert_int_equal(held.segments.at(0).blade, 0);
+    auto ask = [&](uint32_t uid, const std::string &q, const std::string &origin) {
+        std::optional<std::string> a = morpheus::answer_node_query(engine, uid, q, now, &addresses, origin);
+        assert_true(a.has_value());
+        return *a;
+    };
+    auto report = [](const char *node, const std::string &entries) {
+        return std::string("{\"op\":\"report_latency\",\"node\":\"") + node + "\",\"reports\":[" + entries + "]}";
+    };
+    const std::string slow = "{\"blade\":\"blade1\",\"latency_ns\":450}";
+    auto samples = [&]() { return engine.heat_map().cell(0, 0, now).count; };
+
+    assert_non_null(std::strstr(ask(1000, report("gpu101", slow), "127.0.0.1").c_str(), "for the nodes only"));
+    assert_non_null(
+        std::strstr(ask(0, "{\"op\":\"report_latency\",\"node\":\"gpu101\",\"reports\":7}", "127.0.0.1").c_str(),
+                    "refused: give "));
+    assert_non_null(
+        std::strstr(ask(0, report("gpu101", "{\"blade\":\"blade1\",\"latency_ns\":\"fast\"}"), "127.0.0.1").c_str(),
+                    "entry 0 is not"));
+    std::string many;
+    for (int i = 0; i < 257; ++i) many += (i ? "," : "") + slow;
+    assert_non_null(std::strstr(ask(0, report("gpu101", many), "127.0.0.1").c_str(), "257 entries"));
+    // One bad entry (an unknown blade) refuses the whole report.
+    assert_non_null(
+        std::strstr(ask(0, report("gpu101", slow + ",{\"blade\":\"blade42\",\"latency_ns\":300}"), "127.0.0.1").c_str(),
+                    "blade42"));
+    // Another host for a node of the controller's host, a local host for a remote node, no address.
+    assert_non_null(std::strstr(ask(0, report("gpu101", slow), "198.51.100.7").c_str(), "reports only for itself"));
+    assert_non_null(std::strstr(ask(0, report("gpu201", slow), "127.0.0.1").c_str(), "not on node gpu201"));
+    assert_non_null(std::strstr(ask(0, report("gpu201", slow), "").c_str(), "no IPv4 address"));
+    assert_non_null(std::strstr(ask(0, report("gpu202", slow), "127.0.0.1").c_str(), "does not know node gpu202"));
+    assert_non_null(
+        std::strstr(morpheus::answer_node_query(engine, 0, report("gpu101", slow), now, nullptr, "127.0.0.1")->c_str(),
+                    "checks no node addresses"));
+    assert_int_equal(samples(), 0);  // nothing above reached the map
+
+    std::string probe = ask(0, "{\"op\":\"probe_blades\",\"node\":\"gpu101\"}", "127.0.0.1");
+    assert_non_null(std::strstr(probe.c_str(), "\"blade1\""));
+    assert_non_null(std::strstr(probe.c_str(), "\"report_in\": 0"));
+    assert_non_null(std::strstr(ask(0, report("gpu101", slow), "127.0.0.1").c_str(), "\"accepted\": 1"));
+    assert_non_null(std::strstr(ask(0, report("gpu101", slow), "127.0.0.1").c_str(), "too soon"));  // rate
+    assert_non_null(
+        std::strstr(ask(0, "{\"op\":\"probe_blades\",\"node\":\"gpu101\"}", "127.0.0.1").c_str(), "\"report_in\": 60"));
+    assert_non_null(std::strstr(ask(0, report("gpu102", slow), "192.0.2.2").c_str(), "\"accepted\": 1"));
+    assert_non_null(std::strstr(ask(0, report("gpu103", slow), "127.0.0.1").c_str(), "\"accepted\": 1"));
+    assert_non_null(std::strstr(ask(0, report("gpu201", slow), "198.51.100.7").c_str(), "\"accepted\": 1"));
+    assert_int_equal(samples(), 3);
+
+    const uint64_t epoch = engine.epoch();
+    assert_true(engine.settle_heat_map_if_due(now));
+    assert_true(engine.epoch() > epoch);
+    assert_false(engine.settle_heat_map_if_due(now + 1));  // not due: HeatMapSettleInterval=5
+    auto state = [&]() {
+        std::lock_guard<std::mutex> g(engine.lock());
+        morpheus::JobList jobs = morpheus::job_list(engine.model(), engine.ledger(), engine.decisions(),
+                                                    morpheus::Viewer::of(0, true, false));
+        return jobs.jobs.at(0).state.value_or("") + " " + jobs.jobs.at(0).reason.value_or("");
+    };
+    assert_string_equal(state().c_str(),
+                        "beyond-bound hot on blade1 now 450ns from pod1, bound 250ns (placed at 200ns)");
+    assert_non_null(std::strstr(morpheus::metrics_text(engine.model(), engine.ledger(), engine.decisions()).c_str(),
+                                "morpheus_jobs_beyond_bound 1\n"));
+    assert_string_equal(engine.decisions().find(7)->verdict.c_str(), "beyond-bound");
+    assert_non_null(std::strstr(engine.decisions().find(7)->explanation.c_str(), "beyond-bound: hot on blade1"));
+    std::vector<uint64_t> flagged = engine.take_newly_beyond_bound(16);
+    assert_int_equal(flagged.size(), 1);
+    assert_int_equal(flagged[0], 7);
+    assert_true(engine.take_newly_beyond_bound(16).empty());  // once
+
+    // The probes stop: stale, back to the fabric's 200ns, the job inside its bound again.
+    assert_true(engine.settle_heat_map_if_due(now + 601));
+    assert_string_equal(state().c_str(), "running ");
+    assert_string_equal(engine.decisions().find(7)->verdict.c_str(), "in-bound");
+    assert_true(engine.take_newly_beyond_bound(16).empty());
 }
 
 // Issue 29: pod1's nodes measure blade1 at 450ns. After HeatMapRounds settle rounds, a job
@@ -590,8 +780,12 @@ static void move_brings_hot_memory_inside_bound(void **) {
         // The node side's ops, on a copy of the ledger: root only, the job's own node only.
         d.copy(d.at("ledger.json"), "ledger2.json");
         morpheus::Engine node_side(d.at("morpheus.conf"), d.at("ledger2.json"));
+        morpheus::NodeAddresses addresses;
+        addresses.set_local_addresses({"192.0.2.2"});
+        addresses.update({{"gpu101", "127.0.0.1", ""}, {"gpu102", "127.0.0.1", ""}, {"gpu103", "198.51.100.7", ""}});
+        std::string origin = "127.0.0.1";
         auto ask = [&](uint32_t uid, const std::string &q) {
-            std::optional<std::string> a = morpheus::answer_node_query(node_side, uid, q, now + 2);
+            std::optional<std::string> a = morpheus::answer_node_query(node_side, uid, q, now + 2, &addresses, origin);
             assert_true(a.has_value());
             return *a;
         };
@@ -610,6 +804,17 @@ static void move_brings_hot_memory_inside_bound(void **) {
         a = ask(0, "{\"op\":\"move_done\",\"job\":22,\"node\":\"gpu102\"}");
         assert_non_null(std::strstr(a.c_str(), "no move under way on node gpu102"));
         assert_true(morpheus::moving(*node_side.ledger().find(22)));
+        // Root on another host may not end gpu101's move (it would free the old region while
+        // the pages are still there); nor may a controller that checks no addresses.
+        origin = "198.51.100.7";
+        a = ask(0, "{\"op\":\"move_done\",\"job\":22,\"node\":\"gpu101\",\"emulated\":true}");
+        assert_non_null(std::strstr(a.c_str(), "move_done for gpu101 refused: made on 198.51.100.7"));
+        assert_true(morpheus::moving(*node_side.ledger().find(22)));
+        std::optional<std::string> unchecked =
+            morpheus::answer_node_query(node_side, 0, "{\"op\":\"move_done\",\"job\":22,\"node\":\"gpu101\"}", now + 2);
+        assert_non_null(std::strstr(unchecked.value_or("").c_str(), "checks no node addresses"));
+        assert_true(morpheus::moving(*node_side.ledger().find(22)));
+        origin = "127.0.0.1";
         a = ask(0, "{\"op\":\"move_done\",\"job\":22,\"node\":\"gpu101\",\"emulated\":true}");
         assert_non_null(std::strstr(a.c_str(), "\"finished\": true"));
         assert_false(morpheus::moving(*node_side.ledger().find(22)));
@@ -649,6 +854,17 @@ static void move_brings_hot_memory_inside_bound(void **) {
     assert_int_equal(morpheus_engine_abandon_move(e, 25, now + 6, &err), 1);
     assert_null(std::strstr(summary(25).c_str(), "moving-to"));
     assert_int_equal(on_disk().reserved(0, morpheus::Tier::Dram), 0);
+
+    // MoveTimeout (900 s by default): a move whose nodes never report is given up by a later
+    // start_moves, then tried again on the call after.
+    assert_int_equal(morpheus_engine_start_moves(e, now + 10, &err), 1);
+    assert_true(morpheus::moving(*on_disk().find(25)));
+    assert_int_equal(morpheus_engine_start_moves(e, now + 10 + 899, &err), 0);
+    assert_true(morpheus::moving(*on_disk().find(25)));  // not yet
+    assert_int_equal(morpheus_engine_start_moves(e, now + 10 + 900, &err), 0);
+    assert_false(morpheus::moving(*on_disk().find(25)));  // given up, the target freed
+    assert_int_equal(on_disk().reserved(0, morpheus::Tier::Dram), 0);
+    assert_int_equal(morpheus_engine_start_moves(e, now + 911, &err), 1);  // and tried again
     morpheus_engine_close(&e);
 }
 
@@ -663,9 +879,12 @@ int main(void) {
         cmocka_unit_test(inventory_may_not_remove_reserved_memory),
         cmocka_unit_test(failed_save_changes_nothing),
         cmocka_unit_test(failed_release_is_retried),
+        cmocka_unit_test(background_saves_land),
+        cmocka_unit_test(background_release_on_a_full_disk),
         cmocka_unit_test(seam_spread_feasible_decisions),
         cmocka_unit_test(earliest_start_waits_for_memory),
         cmocka_unit_test(heat_map_moves_placement),
+        cmocka_unit_test(latency_reports_from_the_nodes),
         cmocka_unit_test(move_brings_hot_memory_inside_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -263,6 +263,36 @@ static void layout_survives_reload(void **) {
     assert_true(h.cell(x.pod1, x.blade1, kT0).fresh);
 }
 
+// measured_cells() (the views' one pass over a pod's windows) gives each measured cell exactly
+// as cell() does, fresh or stale, and no cell no node measured.
+static void measured_cells_agree_with_cell(void **) {
+    Example x;
+    HeatMap h(x.fabric, x.table, settings());
+    const uint32_t blade5 = static_cast<uint32_t>(x.fabric.blade_index("blade5"));
+    h.report(x.node("gpu101"), x.blade1, 300, kT0);
+    h.report(x.node("gpu102"), x.blade1, 500, kT0 + 5);
+    h.report(x.node("gpu103"), x.blade1, 9000, kT0 + 5);
+    h.report(x.node("gpu104"), blade5, 400, kT0 - 700);  // stale by kT0 + 10
+    const auto cells = h.measured_cells(x.pod1, kT0 + 10);
+    assert_int_equal(cells.size(), 2);
+    assert_int_equal(cells[0].first, x.blade1);
+    assert_int_equal(cells[1].first, blade5);
+    for (const auto &[b, c] : cells) {
+        HeatCell one = h.cell(x.pod1, b, kT0 + 10);
+        assert_int_equal(c.p50, one.p50);
+        assert_int_equal(c.p99, one.p99);
+        assert_int_equal(c.count, one.count);
+        assert_int_equal(c.nodes, one.nodes);
+        assert_int_equal(c.age_s, one.age_s);
+        assert_int_equal(c.fresh, one.fresh);
+    }
+    assert_int_equal(cells[0].second.p99, 500);  // the lower median of 300, 500, 9000
+    assert_int_equal(cells[0].second.age_s, 5);
+    assert_false(cells[1].second.fresh);
+    assert_int_equal(cells[1].second.age_s, 710);
+    assert_true(h.measured_cells(static_cast<uint32_t>(x.fabric.pod_index("pod2")), kT0).empty());
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(median_resists_one_outlier_node),
@@ -273,6 +303,7 @@ int main(void) {
         cmocka_unit_test(p50_against_p99),
         cmocka_unit_test(model_with_live_latency),
         cmocka_unit_test(layout_survives_reload),
+        cmocka_unit_test(measured_cells_agree_with_cell),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,8 +3,11 @@
 // known by hand (first-fit puts hot memory on a far blade, morpheus does not).
 #include <cmath>
 #include <map>
+#include <set>
 
+#include "flush_replay.hpp"
 #include "job_model.hpp"
+#include "latency_events.hpp"
 #include "policy.hpp"
 #include "run_summary.hpp"
 #include "simulator.hpp"
@@ -437,12 +440,188 @@ void the_job_model_draws_sensitivity_from_the_mix(void **) {
                 model_jobs(t, jm, m)[2].sensitivity != model_jobs(t, JobModel{}, m)[2].sensitivity);
 }
 
+// Issue 29: "near" slows from 100 to 400ns for pod a's nodes over [1000, 11000). Tight (250ns)
+// one-node jobs, one at a time every 400 s. On the fabric file's latencies morpheus keeps
+// sending them to pod a and "near" (the tie with pod b broken by index): beyond their bound in
+// truth, and 1 + 0.2 x 3 = 1.6 times slower. With the live heat map it sees the cell at 400ns
+// two settle rounds after the event begins and sends them to pod b and "far" (100ns), and
+// goes back when the event is over. A job running when the event begins slows from then on,
+// in both modes: the map moves placement, not running jobs.
+void a_degraded_blade_gets_fewer_hot_jobs_with_the_live_map(void **) {
+    ClusterModel m = tiny();
+    const std::vector<LatencyEvent> events = parse_latency_events("1000 10000 pods=a near 400ns\n", "ev", m.fabric());
+    std::vector<SimJob> jobs{job(100, 500, 1000, 1, 16 * kGiB, 250)};
+    for (uint64_t k = 0; k < 40; ++k) jobs.push_back(job(k + 1, 2000 + 400 * int64_t(k), 300, 1, 16 * kGiB, 250));
+    for (SimJob &j : jobs) j.tight = true;
+    SimOptions opt;
+    opt.latency_events = &events;
+    SimResult fixed = run(m, "morpheus", jobs, opt);
+    opt.live_heat_map = true;
+    opt.probe_interval_s = 60;
+    SimResult live = run(m, "morpheus", jobs, opt);
+    assert_true(fixed.violations.empty() && live.violations.empty());
+    for (const SimResult *r : {&fixed, &live}) {
+        // 500 s at 100ns, then the other 500 s of work at 1.6 x: ends at 1800, 800 s beyond.
+        assert_int_equal(r->jobs[0].end, 1800);
+        assert_int_equal(r->jobs[0].over_bound_s, 800);
+        assert_int_equal(r->jobs[0].unseen_over_bound_s, 800);
+        assert_false(r->jobs[0].degraded_start);
+    }
+    // Jobs 1..23 start during the event (2000..10800).
+    for (size_t i = 1; i <= 23; ++i) {
+        assert_true(fixed.jobs[i].degraded_start);
+        assert_true(fixed.jobs[i].true_hot_latency_ns == 400.0);
+        // Job 23 starts at 10800: 200 s at 1.6 x (125 s of work), the rest at 100ns again.
+        assert_int_equal(fixed.jobs[i].runtime, i < 23 ? 480 : 375);
+        assert_int_equal(fixed.jobs[i].unseen_over_bound_s, i < 23 ? 480 : 200);
+        assert_false(live.jobs[i].degraded_start);
+        assert_true(live.jobs[i].true_hot_latency_ns == 100.0);
+        assert_int_equal(live.jobs[i].runtime, 300);
+        assert_int_equal(live.jobs[i].over_bound_s, 0);
+    }
+    const Summary sf = summarize(fixed), sl = summarize(live);
+    assert_int_equal(sf.degraded_starts, 23);
+    assert_int_equal(sl.degraded_starts, 0);
+    assert_int_equal(sf.tight_unseen_jobs, 24);
+    assert_int_equal(sl.tight_unseen_jobs, 1);  // the job running when the event began
+    assert_true(sl.hot_stretch_mean < sf.hot_stretch_mean);
+    // The map published the cell once, and the fabric's value once again after the event.
+    assert_int_equal(fixed.probe_rounds, 0);
+    assert_true(live.probe_rounds > 0);
+    assert_int_equal(live.heat_changes, 2);
+    // Probes do not outlast the workload: the replay ends with the last job.
+    assert_int_equal(live.last_end, fixed.last_end);
+}
+
+// Without latency events, the live heat map has nothing to learn: the same replay.
+void the_live_map_changes_nothing_on_a_fabric_as_its_file_says(void **) {
+    ClusterModel m = example();
+    const std::vector<LatencyEvent> none;
+    std::vector<SimJob> jobs;
+    for (uint64_t k = 0; k < 30; ++k)
+        jobs.push_back(
+            job(k + 1, 100 * int64_t(k), 500 + 37 * int64_t(k % 7), 1 + k % 3, (8 + k % 5) * kGiB, k % 4 ? 0 : 250));
+    SimOptions opt;
+    SimResult plain = run(m, "morpheus", jobs, opt);
+    opt.latency_events = &none;
+    opt.live_heat_map = true;
+    SimResult live = run(m, "morpheus", jobs, opt);
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        assert_int_equal(plain.jobs[i].start, live.jobs[i].start);
+        assert_int_equal(plain.jobs[i].end, live.jobs[i].end);
+        assert_true(plain.jobs[i].hot_latency_ns == live.jobs[i].hot_latency_ns);
+    }
+    assert_int_equal(live.probe_rounds, 0);
+}
+
+void latency_events_are_read_and_bad_ones_named(void **) {
+    ClusterModel m = tiny();
+    const Fabric &f = m.fabric();
+    std::vector<LatencyEvent> e = parse_latency_events(
+        "# start duration where blades latency\n"
+        "2d 1.5h nodes=n[1-2] * +50ns  # a's uplink\n"
+        "\n"
+        "90m 600 pods=b far x3\n"
+        "0 1d * near 120ns\n",
+        "ev", f);
+    assert_int_equal(e.size(), 3);
+    assert_int_equal(e[0].start, 2 * 86400);
+    assert_int_equal(e[0].end, 2 * 86400 + 5400);
+    assert_int_equal(e[0].line, 2);
+    assert_true(e[0].nodes == std::vector<uint8_t>({1, 1, 0, 0}) && e[0].blades == std::vector<uint8_t>({1, 1}));
+    assert_int_equal(e[1].start, 5400);
+    assert_true(e[1].nodes == std::vector<uint8_t>({0, 0, 1, 1}) && e[1].blades == std::vector<uint8_t>({1, 0}));
+    // The fabric's latency, or the highest of the active events'.
+    FabricLatency truth(f, m.latency(), e);
+    assert_int_equal(truth.latency(0, 1), 100);  // before at(): nothing active
+    assert_false(truth.at(-1));
+    assert_true(truth.at(0));
+    assert_int_equal(truth.latency(0, 1), 120);
+    assert_int_equal(truth.latency(2, 1), 120);  // an event sets the latency, below the fabric's too
+    assert_true(truth.at(2 * 86400));
+    assert_int_equal(truth.latency(0, 1), 150);  // +50 over 100 beats nothing (the 1d event is over)
+    assert_int_equal(truth.latency(0, 0), 350);
+    assert_true(truth.degraded(0, 0));
+    assert_false(truth.degraded(2, 0));
+    assert_true(truth.at(5400));
+    assert_int_equal(truth.latency(2, 0), 300);  // x3 of b's 100ns
+    assert_int_equal(truth.latency(2, 1), 120);
+    assert_true((truth.change_times() == std::vector<int64_t>{0, 5400, 6000, 86400, 172800, 178200}));
+    expect_input_error([&] { parse_latency_events("1 2 *\n", "ev", f); }, {"ev", "line 1", "expected 5 fields"});
+    expect_input_error([&] { parse_latency_events("\n1 0 * near 1us\n", "ev", f); },
+                       {"line 2", "DURATION must be positive"});
+    expect_input_error([&] { parse_latency_events("1 1 pods=c near 1us\n", "ev", f); },
+                       {"line 1", "pod \"c\" is not in the fabric"});
+    expect_input_error([&] { parse_latency_events("1 1 nodes=n9 near 1us\n", "ev", f); },
+                       {"node \"n9\" is not in the fabric"});
+    expect_input_error([&] { parse_latency_events("1 1 * nowhere 1us\n", "ev", f); },
+                       {"blade \"nowhere\" is not in the fabric"});
+    expect_input_error([&] { parse_latency_events("1 1 racks=1 near 1us\n", "ev", f); }, {"names no nodes"});
+    expect_input_error([&] { parse_latency_events("soon 1 * near 1us\n", "ev", f); }, {"START \"soon\" is not a time"});
+    expect_input_error([&] { parse_latency_events("1 1w * near 1us\n", "ev", f); }, {"DURATION \"1w\""});
+    expect_input_error([&] { parse_latency_events("1 1 * near fast\n", "ev", f); }, {"line 1", "LATENCY"});
+    expect_input_error([&] { parse_latency_events("1 1 * near 20ms\n", "ev", f); }, {"out of range"});
+    expect_input_error([&] { parse_latency_events("1 1 * near x0\n", "ev", f); }, {"factor \"x0\""});
+    expect_input_error([&] { read_latency_events("/no/such/events", f); }, {"/no/such/events", "cannot read"});
+}
+
 void unknown_policies_are_named(void **) {
     expect_input_error([] { make_policy("best"); }, {"best", "morpheus", "first-fit", "tree-best-fit"});
     for (const std::string &n : policy_names()) assert_string_equal(make_policy(n)->name(), n.c_str());
 }
 
 }  // namespace
+
+// The link-bandwidth model: flows on a shared link share it; a paced flow keeps to its pace.
+void flows_on_a_shared_link_share_it(void **) {
+    std::vector<double> cap{100};
+    std::vector<FluidFlow> two{{0, 100, {0}, 0}, {0, 100, {0}, 0}};
+    std::vector<double> done = fluid_completions(two, cap);
+    assert_true(std::fabs(done[0] - 2) < 1e-6 && std::fabs(done[1] - 2) < 1e-6);
+    // A alone for 1 s (100 of its 150 bytes), then both at 50/s: A ends at 2, B then alone.
+    std::vector<FluidFlow> staggered{{0, 150, {0}, 0}, {1, 100, {0}, 0}};
+    done = fluid_completions(staggered, cap);
+    assert_true(std::fabs(done[0] - 2) < 1e-6);
+    assert_true(std::fabs(done[1] - 2.5) < 1e-6);
+    std::vector<double> seen(1, 0);
+    done = fluid_completions({{0, 100, {0}, 10}}, cap, &seen);
+    assert_true(std::fabs(done[0] - 10) < 1e-6);
+    assert_true(std::fabs(seen[0] - 10) < 1e-6);
+}
+
+// Four jobs start together and checkpoint 200G every 10 minutes to the same blades:
+// uncoordinated, their flushes collide on the links; booked, each has its own window, no
+// flush is slower than alone and no link goes over its checkpoint share.
+void booked_windows_keep_flushes_apart(void **) {
+    ClusterModel m = tiny();
+    std::vector<SimJob> jobs;
+    for (uint64_t id = 1; id <= 4; ++id) {
+        SimJob j = job(id, 0, 3 * 3600, 1, 64 * kGiB, 1000);
+        j.request.ckpt_bytes = 200 * kGiB;
+        j.request.ckpt_period_s = 600;
+        jobs.push_back(j);
+    }
+    SimOptions opt;
+    opt.checkpoints = CheckpointMode::Uncoordinated;
+    SimResult unc = run(m, "morpheus", jobs, opt);
+    assert_int_equal(unc.checkpoints.size(), 4);
+    FlushFigures fu = replay_flushes(m, unc, CheckpointMode::Uncoordinated);
+    assert_true(fu.flushes > 4 * 10);
+    assert_true(fu.ratio_p99 > 1.5);  // four at once on shared links
+    assert_true(fu.peak_over_share > 1);
+    opt.checkpoints = CheckpointMode::Booked;
+    SimResult booked = run(m, "morpheus", jobs, opt);
+    assert_int_equal(booked.checkpoints.size(), 4);
+    std::set<int64_t> phases;
+    for (const CheckpointRun &c : booked.checkpoints) phases.insert(c.window.phase_s);
+    FlushFigures fb = replay_flushes(m, booked, CheckpointMode::Booked);
+    assert_true(fb.flushes > 4 * 10);
+    assert_true(fb.ratio_max < 1 + 1e-6);
+    assert_true(fb.peak_over_share <= 1 + 1e-6);
+    assert_true(fb.time_over_share == 0);
+    // Without checkpoints nothing is recorded.
+    assert_true(run(m, "morpheus", jobs).checkpoints.empty());
+}
 
 int main() {
     const struct CMUnitTest tests[] = {
@@ -464,6 +643,11 @@ int main() {
         cmocka_unit_test(the_job_model_maps_processors_and_memory),
         cmocka_unit_test(the_slowdown_model_is_as_stated),
         cmocka_unit_test(unknown_policies_are_named),
+        cmocka_unit_test(a_degraded_blade_gets_fewer_hot_jobs_with_the_live_map),
+        cmocka_unit_test(the_live_map_changes_nothing_on_a_fabric_as_its_file_says),
+        cmocka_unit_test(latency_events_are_read_and_bad_ones_named),
+        cmocka_unit_test(flows_on_a_shared_link_share_it),
+        cmocka_unit_test(booked_windows_keep_flushes_apart),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -227,6 +227,56 @@ static void two_moves_never_take_the_same_bytes(void **) {
     assert_int_equal(moves[0].job_id, 1);  // the oldest first
 }
 
+// A job of two pods beyond its 300ns bound; pod1's near blade has room, pod2's is full: pod1's
+// share moves now (a partial move), pod2's stays far and moves once blade2 frees. Checked to
+// fail when the move is all or nothing (no move at all while blade2 is full).
+static void a_pod_whose_near_memory_frees_moves_without_the_others(void **) {
+    ClusterModel m = example();
+    const Fabric &f = m.fabric();
+    const uint32_t pod1 = static_cast<uint32_t>(f.pod_index("pod1")), pod2 = static_cast<uint32_t>(f.pod_index("pod2"));
+    const uint32_t b1 = static_cast<uint32_t>(f.blade_index("blade1")),
+                   b2 = static_cast<uint32_t>(f.blade_index("blade2"));
+    const uint32_t b8 = static_cast<uint32_t>(f.blade_index("blade8"));
+    Ledger l(f.blades.size());
+    Reservation holder;  // blade2 full
+    holder.job_id = 98;
+    holder.segments.push_back({b2, Tier::Dram, Use::Hot, m.inventory().blades[b2].capacity[0], 280, pod2});
+    assert_true(l.reserve(holder, m.inventory()));
+    Reservation far;
+    far.job_id = 1;
+    far.hot_latency_bound_ns = 300;
+    far.nodes = {f.node_names[f.pods[pod1].first_node], f.node_names[f.pods[pod2].first_node]};
+    far.pods = {{pod1, 1}, {pod2, 1}};
+    far.segments.push_back({b8, Tier::Dram, Use::Hot, 64ULL << 30, m.latency().latency(pod1, b8), pod1});
+    far.segments.push_back({b8, Tier::Dram, Use::Hot, 32ULL << 30, m.latency().latency(pod2, b8), pod2});
+    assert_true(l.reserve(far, m.inventory()));
+    std::optional<MovePlan> move = find_move(m, l, *l.find(1));
+    assert_true(move.has_value());
+    assert_int_equal(move->bytes, 64ULL << 30);  // pod1's share only
+    for (const Segment &s : move->target) {
+        assert_int_equal(s.blade, b1);
+        assert_int_equal(s.pod, pod1);
+    }
+    assert_true(l.reserve(begin_move(*l.find(1), *move), m.inventory()));
+    assert_true(moving_pod(*l.find(1), pod1));
+    assert_false(moving_pod(*l.find(1), pod2));
+    assert_int_equal(bytes_leaving(*l.find(1)), 64ULL << 30);
+    assert_true(l.reserve(finish_move(*l.find(1)), m.inventory()));
+    // pod2's share is still beyond the bound, on blade8; pod1's left blade8.
+    assert_int_equal(hot_beyond_bound(*l.find(1)), 32ULL << 30);
+    assert_int_equal(l.reserved(b8, Tier::Dram), 32ULL << 30);
+    assert_int_equal(l.reserved(b1, Tier::Dram), 64ULL << 30);
+    assert_false(find_move(m, l, *l.find(1)).has_value());  // blade2 still full
+    l.release(98);
+    move = find_move(m, l, *l.find(1));
+    assert_true(move.has_value());
+    assert_int_equal(move->bytes, 32ULL << 30);
+    assert_int_equal(move->target[0].blade, b2);
+    assert_true(l.reserve(finish_move(begin_move(*l.find(1), *move)), m.inventory()));
+    assert_int_equal(hot_beyond_bound(*l.find(1)), 0);
+    assert_int_equal(l.reserved(b8, Tier::Dram), 0);
+}
+
 static void the_ledger_file_keeps_a_move_under_way(void **) {
     ClusterModel m = example();
     Ledger l(m.fabric().blades.size());
@@ -258,6 +308,7 @@ int main(void) {
         cmocka_unit_test(a_lapsed_bound_takes_the_nearest_memory_beyond_it),
         cmocka_unit_test(a_move_holds_both_regions_until_it_is_done),
         cmocka_unit_test(two_moves_never_take_the_same_bytes),
+        cmocka_unit_test(a_pod_whose_near_memory_frees_moves_without_the_others),
         cmocka_unit_test(the_ledger_file_keeps_a_move_under_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "metrics.hpp"
+#include "status_model.hpp"
 #include "status_queries.hpp"
 #include "status_service.hpp"
 #include "test_support.hpp"
@@ -38,7 +41,9 @@ std::string fake_authenticate(const std::string &line, Credential &out) {
 
 // "big" and "huge" get replies larger than a small receive buffer, and than all socket buffers;
 // anything else a short one naming the caller.
-std::string answer(uint32_t uid, bool privileged, const std::string &query) {
+std::string answer(const Credential &caller, bool privileged) {
+    const uint32_t uid = caller.uid;
+    const std::string &query = caller.payload;
     if (query == "big") return std::string(512 * 1024, 'x') + "\n";
     if (query == "huge") return std::string(32 << 20, 'x') + "\n";
     return "{\"uid\": " + std::to_string(uid) + ", \"privileged\": " + (privileged ? "true" : "false") +
@@ -291,6 +296,186 @@ static void private_jobs_and_explain(void **) {
     rmdir(dir.c_str());
 }
 
+// The live heat map's views (issue 29): the measured cell beside the static one, fresh and then
+// stale, filtered, refused offline; the pools band; the metrics' per-cell series.
+namespace {
+
+struct HeatEngine {
+    std::string dir;
+    std::unique_ptr<Engine> engine;
+    explicit HeatEngine(const std::string &extra = "") {
+        char t[] = "/tmp/morpheus-heat-XXXXXX";
+        dir = mkdtemp(t);
+        std::ofstream(dir + "/morpheus.conf")
+            << "FabricFile=" << top_srcdir("etc/fabric.json") << "\nInventoryFile=" << top_srcdir("etc/inventory.json")
+            << "\nHeatMapRounds=1\nHeatMapStale=600\n"
+            << extra;
+        engine = std::make_unique<Engine>(dir + "/morpheus.conf", dir + "/ledger.json");
+    }
+    ~HeatEngine() {
+        engine.reset();
+        std::remove((dir + "/ledger.json").c_str());
+        std::remove((dir + "/morpheus.conf").c_str());
+        rmdir(dir.c_str());
+    }
+    std::string ask(const std::string &q, int64_t now, bool live = true, uint32_t metric_cells = 256) {
+        LiveState state{live ? &engine->heat_map() : nullptr, now, metric_cells};
+        return answer_status_query(engine->model(), engine->ledger(), engine->decisions(), 1000, false, q, false,
+                                   state);
+    }
+};
+
+constexpr int64_t kT0 = 1700000000;
+
+const BladeStatus &blade_of(const StatusSnapshot &s, const char *name) {
+    for (const BladeStatus &b : s.blades)
+        if (b.blade == name) return b;
+    fail_msg("no blade %s", name);
+    return s.blades.front();
+}
+
+// The value of one series in Prometheus text, NaN when it is not there.
+double metric_value(const std::string &text, const std::string &series) {
+    size_t at = text.find("\n" + series + " ");
+    return at == std::string::npos ? NAN : std::strtod(text.c_str() + at + series.size() + 2, nullptr);
+}
+
+size_t count_lines(const std::string &text, const std::string &prefix) {
+    size_t n = 0;
+    for (size_t at = 0; (at = text.find("\n" + prefix, at)) != std::string::npos; ++at) ++n;
+    return n;
+}
+
+}  // namespace
+
+static void live_fabric_shows_measured_then_stale(void **) {
+    HeatEngine h;
+    for (const char *node : {"gpu101", "gpu102", "gpu103", "gpu104"})
+        h.engine->report_latency(node, "blade1", 400, kT0);
+    assert_true(h.engine->settle_heat_map(kT0));
+
+    // Reported: the measured figure beside the static 200ns, fresh, and placement uses it.
+    HeatMapView v = from_json<HeatMapView>(h.ask(R"({"op": "fabric", "live": true})", kT0 + 5), "test");
+    assert_string_equal(v.figure.c_str(), "p99");
+    assert_int_equal(v.cells_reachable, 32);
+    assert_int_equal(v.cells_measured, 1);
+    assert_int_equal(v.cells_fresh, 1);
+    assert_int_equal(v.cells_live, 1);
+    assert_int_equal(v.cells.size(), 1);  // by default, the measured cells only
+    const HeatCellStatus &c = v.cells[0];
+    assert_string_equal(c.pod.c_str(), "pod1");
+    assert_string_equal(c.blade.c_str(), "blade1");
+    assert_string_equal(c.state.c_str(), "fresh");
+    assert_int_equal(c.measured_ns.value_or(0), 400);
+    assert_int_equal(c.p50_ns.value_or(0), 400);
+    assert_int_equal(c.static_ns, 200);
+    assert_int_equal(c.used_ns, 400);
+    assert_true(c.live);
+    assert_int_equal(c.nodes, 4);
+    assert_int_equal(c.samples, 4);
+    assert_int_equal(c.age_s.value_or(-1), 5);
+
+    // "all": every reachable cell, the unmeasured ones at their static value; filters and a limit.
+    v = from_json<HeatMapView>(h.ask(R"({"op": "fabric", "live": true, "all": true, "limit": 10})", kT0 + 5), "t");
+    assert_int_equal(v.cells_matched, 32);
+    assert_int_equal(v.cells.size(), 10);
+    assert_string_equal(v.cells[1].state.c_str(), "unmeasured");
+    assert_false(v.cells[1].measured_ns.has_value());
+    assert_int_equal(v.cells[1].used_ns, v.cells[1].static_ns);
+    v = from_json<HeatMapView>(
+        h.ask(R"({"op": "fabric", "live": true, "all": true, "pods": ["pod2"], "blades": ["blade1", "blade5"]})",
+              kT0 + 5),
+        "t");
+    assert_int_equal(v.cells.size(), 2);
+    assert_string_equal(v.cells[0].pod.c_str(), "pod2");
+    assert_string_equal(v.cells[1].blade.c_str(), "blade5");
+    assert_int_equal(v.cells_measured, 1);  // the totals are the whole map's
+    expect_input_error(
+        [&] { from_json<HeatMapView>(h.ask(R"({"op":"fabric","live":true,"blades":["x9"]})", kT0), "t"); },
+        {"no blade \"x9\""});
+    expect_input_error([&] { from_json<HeatMapView>(h.ask(R"({"op":"fabric","live":true,"limit":0})", kT0), "t"); },
+                       {"limit"});
+    // Offline there is no heat map: said so, never a static matrix dressed as measured.
+    expect_input_error(
+        [&] { from_json<HeatMapView>(h.ask(R"({"op": "fabric", "live": true})", kT0, false), "offline"); },
+        {"no measurements here", "slurmctld"});
+
+    // Pools: blade1's static band over the pods (200..500ns) and its measured band.
+    StatusSnapshot s = from_json<StatusSnapshot>(h.ask(R"({"op": "status"})", kT0 + 5), "t");
+    const BladeStatus &b1 = blade_of(s, "blade1");
+    assert_int_equal(b1.static_min_ns.value_or(0), 200);
+    assert_int_equal(b1.static_max_ns.value_or(0), 500);
+    assert_true(b1.heat.has_value());
+    assert_int_equal(b1.heat->min_ns.value_or(0), 400);
+    assert_int_equal(b1.heat->max_ns.value_or(0), 400);
+    assert_int_equal(b1.heat->fresh_cells, 1);
+    assert_int_equal(b1.heat->live_cells, 1);
+    assert_false(blade_of(s, "blade2").heat->min_ns.has_value());
+    assert_false(from_json<StatusSnapshot>(h.ask(R"({"op": "status"})", kT0, false), "t").blades[0].heat.has_value());
+
+    // Metrics: the deviating cell with its three values, the blade's aggregates.
+    std::string m = from_json<MetricsAnswer>(h.ask(R"({"op": "metrics"})", kT0 + 5), "t").text;
+    const std::string cell = "morpheus_heat_cell_latency_seconds{pod=\"pod1\",blade=\"blade1\",value=";
+    assert_true(std::fabs(metric_value(m, cell + "\"measured\"}") - 400e-9) <= 1e-12);
+    assert_true(std::fabs(metric_value(m, cell + "\"static\"}") - 200e-9) <= 1e-12);
+    assert_true(std::fabs(metric_value(m, cell + "\"used\"}") - 400e-9) <= 1e-12);
+    assert_true(std::fabs(metric_value(m, "morpheus_heat_blade_worst_ratio{blade=\"blade1\"}") - 2) <= 1e-12);
+    assert_true(std::fabs(metric_value(m, "morpheus_heat_blade_cells{blade=\"blade1\",state=\"fresh\"}") - 1) <= 1e-12);
+    assert_true(std::fabs(metric_value(m, "morpheus_heat_cells{state=\"live\"}") - 1) <= 1e-12);
+    assert_int_equal(count_lines(m, "morpheus_heat_blade_cells{"), 3);  // blade1 only: no other was measured
+
+    // Probes stop: past HeatMapStale the cell reads stale, with no measured figure, and after the
+    // next settle round placement is back on the static value.
+    v = from_json<HeatMapView>(h.ask(R"({"op": "fabric", "live": true})", kT0 + 700), "t");
+    assert_int_equal(v.cells.size(), 1);
+    assert_string_equal(v.cells[0].state.c_str(), "stale");
+    assert_false(v.cells[0].measured_ns.has_value());
+    assert_int_equal(v.cells[0].age_s.value_or(-1), 700);
+    assert_int_equal(v.cells_fresh, 0);
+    assert_true(h.engine->settle_heat_map(kT0 + 700));
+    v = from_json<HeatMapView>(h.ask(R"({"op": "fabric", "live": true})", kT0 + 700), "t");
+    assert_int_equal(v.cells[0].used_ns, 200);
+    assert_false(v.cells[0].live);
+    s = from_json<StatusSnapshot>(h.ask(R"({"op": "status"})", kT0 + 700), "t");
+    assert_int_equal(blade_of(s, "blade1").heat->stale_cells, 1);
+    assert_int_equal(blade_of(s, "blade1").heat->fresh_cells, 0);
+    m = from_json<MetricsAnswer>(h.ask(R"({"op": "metrics"})", kT0 + 700), "t").text;
+    assert_int_equal(count_lines(m, "morpheus_heat_cell_latency_seconds{"), 0);
+}
+
+// Every cell deviates; /metrics keeps HeatMapMetricCells of them (the farthest first) and says
+// how many it left out, so the series count stays bounded whatever the fabric's size.
+static void heat_metrics_stay_under_the_cell_cap(void **) {
+    HeatEngine h;
+    const Fabric &f = h.engine->model().fabric();
+    for (uint32_t n = 0; n < f.node_names.size(); ++n)
+        for (uint32_t b = 0; b < f.blades.size(); ++b) {
+            const uint32_t pod = f.node_pod[n], prior = h.engine->model().latency().static_latency(pod, b);
+            // blade8 from pod4 the farthest off: it must be among those kept.
+            const uint32_t ns = pod == 3 && b == 7 ? prior * 4 : prior * 2 + b;
+            h.engine->report_latency(f.node_names[n], f.blades[b].name, ns, kT0);
+        }
+    for (uint32_t cap : {0u, 5u, 256u}) {
+        std::string m = from_json<MetricsAnswer>(h.ask(R"({"op": "metrics"})", kT0, true, cap), "t").text;
+        const size_t kept = std::min<size_t>(cap, 32);
+        assert_int_equal(count_lines(m, "morpheus_heat_cell_latency_seconds{"), 3 * kept);
+        assert_non_null(std::strstr(m.c_str(), "morpheus_heat_cells_deviating 32\n"));
+        const std::string left = "morpheus_heat_cells_unexported " + std::to_string(32 - kept) + "\n";
+        assert_non_null(std::strstr(m.c_str(), left.c_str()));
+        // Per blade, four series each, whatever the number of pods.
+        assert_int_equal(count_lines(m, "morpheus_heat_blade_cells{"), 3 * 8);
+        assert_int_equal(count_lines(m, "morpheus_heat_blade_worst_ratio{"), 8);
+        if (cap)
+            assert_non_null(std::strstr(
+                m.c_str(), "morpheus_heat_cell_latency_seconds{pod=\"pod4\",blade=\"blade8\",value=\"measured\"}"));
+    }
+    // The cap is morpheus.conf's HeatMapMetricCells; a value past its range is refused.
+    const std::string kConf = "FabricFile=/f.json\nInventoryFile=/i.json\n";
+    expect_input_error([&] { parse_config(kConf + "HeatMapMetricCells=100001\n", "m.conf"); }, {"HeatMapMetricCells"});
+    assert_int_equal(parse_config(kConf + "HeatMapMetricCells=7\n", "m.conf").heat_metric_cells, 7);
+    assert_int_equal(parse_config(kConf, "m.conf").heat_metric_cells, 256);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) cmocka_set_test_filter(argv[1]);  // e.g. one test by name
     const struct CMUnitTest tests[] = {
@@ -301,6 +486,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(stop_is_prompt_with_connections_open),
         cmocka_unit_test(connection_cap_drops_the_oldest),
         cmocka_unit_test(private_jobs_and_explain),
+        cmocka_unit_test(live_fabric_shows_measured_then_stale),
+        cmocka_unit_test(heat_metrics_stay_under_the_cell_cap),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

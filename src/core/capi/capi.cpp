@@ -1,5 +1,6 @@
 // The C ABI of include/morpheus/morpheus.h over Engine. Every entry point catches everything:
 // no C++ exception may unwind into slurmctld.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -15,12 +16,14 @@
 #include "capi_guard.hpp"
 #include "capi_request.hpp"
 #include "charge.hpp"
+#include "checkpoint.hpp"
 #include "config.hpp"
 #include "input_error.hpp"
 #include "lifecycle.hpp"
 #include "planner.hpp"
 #include "soft_bound.hpp"
 #include "morpheus/morpheus.h"
+#include "node_addresses.hpp"
 #include "status_model.hpp"
 #include "status_queries.hpp"
 #include "status_service.hpp"
@@ -41,9 +44,42 @@ Request request_now(const ClusterModel &m, const morpheus_request_t *r) {
 
 }  // namespace
 
+namespace {
+
+// When a checkpointing job's flush window can be booked, from `from` on (the time its memory and
+// nodes are free): windows free as the running jobs holding them end, soonest first. The
+// region is judged against today's persistent memory. Throws the link that stays full when no
+// end frees it (a holder without a time limit).
+int64_t checkpoint_start(const Engine &engine, const ClusterModel &m, const Request &q,
+                         const std::vector<PodShare> &shares, int64_t from, const std::map<uint64_t, int64_t> &ends) {
+    LinkBook book = engine.links();
+    Ledger ledger = engine.ledger();
+    book.release(q.job_id);  // a requeued job's own window and region are its to keep
+    ledger.release(q.job_id);
+    std::vector<std::pair<int64_t, uint64_t>> holders;
+    for (const auto &[id, b] : book.bookings()) {
+        auto it = ends.find(id);
+        holders.emplace_back(it == ends.end() ? kForever : it->second, id);
+    }
+    std::sort(holders.begin(), holders.end());
+    int64_t at = from;
+    std::string why;
+    for (size_t k = 0;;) {
+        while (k < holders.size() && holders[k].first <= at) book.release(holders[k++].second);
+        CheckpointGrant grant;
+        if (plan_checkpoint(m, ledger, book, q, shares, grant, &why)) return at;
+        if (k >= holders.size() || holders[k].first >= kForever) break;
+        at = holders[k].first;
+    }
+    throw Refusal("Morpheus: checkpoint: " + why, false);
+}
+
+}  // namespace
+
 struct morpheus_engine {
     Engine engine;
     PendingPlan last_plan;  // what the last morpheus_earliest_start() found, for morpheus_keep_plan()
+    NodeAddresses addresses;  // Slurm's node addresses: who may report latencies for a node
     std::unique_ptr<StatusService> status;  // declared last: stopped before the engine goes
     std::unique_ptr<StatusService> metrics;  // MetricsPort: HTTP, with the status service
     morpheus_engine(const char *conf, const char *state) : engine(conf, state ? state : "") {}
@@ -145,6 +181,44 @@ MORPHEUS_API int morpheus_heat_map_settle(morpheus_engine_t *e, int64_t now, mor
     return guarded(err, [&] { return e->engine.settle_heat_map(now) ? 1 : 0; });
 }
 
+MORPHEUS_API int morpheus_heat_map_settle_due(morpheus_engine_t *e, int64_t now, morpheus_error_t *err) {
+    return guarded(err, [&] { return e->engine.settle_heat_map_if_due(now) ? 1 : 0; });
+}
+
+MORPHEUS_API size_t morpheus_jobs_newly_beyond_bound(morpheus_engine_t *e, uint64_t *ids, size_t max) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        std::vector<uint64_t> jobs = e->engine.take_newly_beyond_bound(max);
+        std::copy(jobs.begin(), jobs.end(), ids);
+        return jobs.size();
+    } catch (...) {
+        return 0;
+    }
+}
+
+MORPHEUS_API const char *morpheus_engine_beyond_bound_policy(const morpheus_engine_t *e) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        return beyond_bound_policy_name(e->engine.config().beyond_bound_policy);  // a literal: static
+    } catch (...) {
+        return "none";
+    }
+}
+
+// Not under lock(): resolving a changed NodeAddr may wait for DNS; the table has its own lock.
+MORPHEUS_API int morpheus_set_node_addresses(morpheus_engine_t *e, const char *const *names, const char *const *addrs,
+                                             const char *const *hostnames, size_t count, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::vector<NodeAddresses::Entry> table;
+        for (size_t i = 0; i < count; ++i)
+            if (names[i])
+                table.push_back(
+                    {names[i], addrs && addrs[i] ? addrs[i] : "", hostnames && hostnames[i] ? hostnames[i] : ""});
+        e->addresses.update(table);
+        return 0;
+    });
+}
+
 // The accessors lock like every other call: a reload swaps the config and the model they read.
 // None may throw out (std::mutex::lock can, in theory): each answers "nothing" instead.
 MORPHEUS_API char *morpheus_engine_state_file(const morpheus_engine_t *e) {
@@ -217,6 +291,28 @@ MORPHEUS_API uint64_t morpheus_engine_epoch(const morpheus_engine_t *e) {
         return e->engine.epoch();
     } catch (...) {
         return UINT64_MAX;  // never equal to a kept epoch for long: decide afresh
+    }
+}
+
+MORPHEUS_API void morpheus_decision_cache_counts(morpheus_engine_t *e, uint64_t hits, uint64_t misses) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.decisions().set_cache_counts(hits, misses);
+    } catch (...) {}
+}
+
+MORPHEUS_API void morpheus_engine_set_background_saves(morpheus_engine_t *e, int on) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.set_background_saves(on != 0);
+    } catch (...) {}
+}
+
+MORPHEUS_API int morpheus_engine_flush(morpheus_engine_t *e, int seconds) {
+    try {
+        return e->engine.flush(seconds) ? 0 : -1;
+    } catch (...) {
+        return -1;
     }
 }
 
@@ -330,7 +426,25 @@ MORPHEUS_API morpheus_plan_t *morpheus_plan_new(morpheus_engine_t *e, const morp
             allowed.assign(req->allowed_nodes, req->allowed_nodes + m.fabric().node_names.size());
             for (size_t i = 0; i < flags.size(); ++i) flags[i] = flags[i] && allowed[i];  // steps offer these only
         }
-        Decision d = decide(m, e->engine.ledger(), q, flags, req->allowed_nodes ? &allowed : nullptr);
+        // The job's own kept checkpoint region and window (a requeued job) are not in its way:
+        // it is decided against the ledger and book without them (reserve keeps them).
+        const Ledger *ledger = &e->engine.ledger();
+        const LinkBook *links = &e->engine.links();
+        std::optional<Ledger> without_own;
+        std::optional<LinkBook> book_without_own;
+        if (const Reservation *own = ledger->find(q.job_id); own && own->checkpoint.waiting) {
+            without_own.emplace(*ledger);
+            without_own->release(q.job_id);
+            book_without_own.emplace(*links);
+            book_without_own->release(q.job_id);
+            ledger = &*without_own;
+            links = &*book_without_own;
+            // A copy lost with a failed blade is not asked of the restart: the job restores
+            // from the copies left (reserve keeps them), as many as there are.
+            const uint32_t intact = region_health(m, *own).intact;
+            if (intact && intact < q.replicas()) q.ckpt_replicas = intact;
+        }
+        Decision d = decide(m, *ledger, q, flags, req->allowed_nodes ? &allowed : nullptr, links);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         remember(e->engine, q, d, seconds);
         if (d.verdict != Verdict::Placed)
@@ -379,6 +493,25 @@ MORPHEUS_API int morpheus_release(morpheus_engine_t *e, uint64_t job_id, morpheu
     });
 }
 
+MORPHEUS_API int morpheus_release_for_requeue(morpheus_engine_t *e, uint64_t job_id, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        e->engine.decisions().forget(job_id);
+        return e->engine.release_for_requeue(job_id);
+    });
+}
+
+MORPHEUS_API size_t morpheus_jobs_checkpoint_degraded(morpheus_engine_t *e, uint64_t *ids, size_t max) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        std::vector<uint64_t> jobs = e->engine.jobs_checkpoint_degraded();
+        for (size_t i = 0; i < std::min(max, jobs.size()); ++i) ids[i] = jobs[i];
+        return jobs.size();
+    } catch (...) {
+        return 0;
+    }
+}
+
 MORPHEUS_API int morpheus_retry_releases(morpheus_engine_t *e, morpheus_error_t *err) {
     return guarded(err, [&] {
         std::lock_guard<std::mutex> g(e->engine.lock());
@@ -386,11 +519,12 @@ MORPHEUS_API int morpheus_retry_releases(morpheus_engine_t *e, morpheus_error_t 
     });
 }
 
-MORPHEUS_API int morpheus_reconcile(morpheus_engine_t *e, const uint64_t *running_ids, size_t count,
-                                    morpheus_error_t *err) {
+MORPHEUS_API int morpheus_reconcile(morpheus_engine_t *e, const uint64_t *running_ids, size_t running_count,
+                                    const uint64_t *pending_ids, size_t pending_count, morpheus_error_t *err) {
     return guarded(err, [&] {
         std::lock_guard<std::mutex> g(e->engine.lock());
-        return static_cast<int>(e->engine.reconcile(std::vector<uint64_t>(running_ids, running_ids + count)));
+        return static_cast<int>(e->engine.reconcile(std::vector<uint64_t>(running_ids, running_ids + running_count),
+                                                    std::vector<uint64_t>(pending_ids, pending_ids + pending_count)));
     });
 }
 
@@ -398,7 +532,7 @@ MORPHEUS_API char *morpheus_job_summary(morpheus_engine_t *e, uint64_t job_id) {
     try {
         std::lock_guard<std::mutex> g(e->engine.lock());
         const Reservation *r = e->engine.ledger().find(job_id);
-        return r ? dup_or_null(reservation_summary(e->engine.model().fabric(), *r)) : nullptr;
+        return r ? dup_or_null(reservation_summary(e->engine.model(), *r)) : nullptr;
     } catch (...) {
         return nullptr;
     }
@@ -408,7 +542,7 @@ MORPHEUS_API char *morpheus_job_environment(morpheus_engine_t *e, uint64_t job_i
     try {
         std::lock_guard<std::mutex> g(e->engine.lock());
         const Reservation *r = e->engine.ledger().find(job_id);
-        return r ? dup_or_null(reservation_environment(e->engine.model().fabric(), *r)) : nullptr;
+        return r ? dup_or_null(reservation_environment(e->engine.model(), *r)) : nullptr;
     } catch (...) {
         return nullptr;
     }
@@ -482,6 +616,11 @@ MORPHEUS_API char *morpheus_status_json(morpheus_engine_t *e, uint32_t viewer_ui
     }
 }
 
+// The heat map as the views see it now (hold the engine's lock while using it).
+static LiveState live_state(const Engine &engine) {
+    return {&engine.heat_map(), static_cast<int64_t>(std::time(nullptr)), engine.config().heat_metric_cells};
+}
+
 struct morpheus_status_service {
     std::unique_ptr<StatusService> service, metrics;
 };
@@ -500,14 +639,17 @@ MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port
         o.privileged_uids.assign(privileged_uids, privileged_uids + count);
         o.private_jobs = flags & MORPHEUS_STATUS_PRIVATE_JOBS;
         Engine *engine = &e->engine;
+        const NodeAddresses *addresses = &e->addresses;
         const bool private_jobs = o.private_jobs;
         e->status = std::make_unique<StatusService>(
-            std::move(o), [engine, private_jobs](uint32_t uid, bool privileged, const std::string &query) {
+            std::move(o), [engine, addresses, private_jobs](const Credential &caller, bool privileged) {
                 // Only the answer holds the engine lock: decoding and sending happen outside it.
                 std::lock_guard<std::mutex> g(engine->lock());
-                if (auto node_answer = answer_node_query(*engine, uid, query, std::time(nullptr))) return *node_answer;
-                return answer_status_query(engine->model(), engine->ledger(), engine->decisions(), uid, privileged,
-                                           query, private_jobs);
+                if (auto node_answer = answer_node_query(*engine, caller.uid, caller.payload, std::time(nullptr),
+                                                         addresses, caller.origin))
+                    return *node_answer;
+                return answer_status_query(engine->model(), engine->ledger(), engine->decisions(), caller.uid,
+                                           privileged, caller.payload, private_jobs, live_state(*engine));
             });
         if (uint16_t metrics_port = e->engine.config().metrics_port) {
             StatusServiceOptions m;
@@ -516,11 +658,10 @@ MORPHEUS_API int morpheus_status_service_start_ex(morpheus_engine_t *e, int port
             m.address = e->status->options().address;
             m.max_connections = 16;  // a scraper or two, not a crowd
             try {
-                e->metrics =
-                    std::make_unique<StatusService>(std::move(m), [engine](uint32_t, bool, const std::string &) {
-                        std::lock_guard<std::mutex> g(engine->lock());
-                        return metrics_text(engine->model(), engine->ledger(), engine->decisions());
-                    });
+                e->metrics = std::make_unique<StatusService>(std::move(m), [engine](const Credential &, bool) {
+                    std::lock_guard<std::mutex> g(engine->lock());
+                    return metrics_text(engine->model(), engine->ledger(), engine->decisions(), live_state(*engine));
+                });
             } catch (const InputError &) {
                 e->status.reset();  // both or neither: the watcher retries them together
                 throw;
@@ -580,6 +721,20 @@ MORPHEUS_API size_t morpheus_pending_decisions(morpheus_engine_t *e, uint64_t *i
     }
 }
 
+MORPHEUS_API size_t morpheus_reserved_jobs(morpheus_engine_t *e, uint64_t *ids, size_t max) {
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        size_t n = 0;
+        for (const auto &[id, r] : e->engine.ledger().reservations()) {
+            if (n < max) ids[n] = id;
+            ++n;
+        }
+        return n;
+    } catch (...) {
+        return 0;
+    }
+}
+
 MORPHEUS_API void morpheus_forget_decision(morpheus_engine_t *e, uint64_t job_id) {
     try {
         std::lock_guard<std::mutex> g(e->engine.lock());
@@ -614,7 +769,8 @@ MORPHEUS_API int morpheus_earliest_start(morpheus_engine_t *e, const morpheus_re
             },
             now, duration, &why);
         if (!best) throw Refusal("Morpheus: " + why, false);  // no start within the plan's horizon
-        const Slot &slot = best->slot;
+        Slot slot = best->slot;
+        if (q.wants_checkpoint()) slot.start = checkpoint_start(e->engine, m, q, best->shares, slot.start, ends);
         *start = slot.start;
         e->last_plan = PendingPlan{};
         e->last_plan.job_id = req->job_id;

@@ -20,6 +20,10 @@ Request to_request(const morpheus_request_t *r) {
     q.cold_per_node = r->cold_per_node;
     q.hot_wait_s = r->hot_wait_s;
     q.time_limit_s = r->time_limit_s;
+    q.ckpt_bytes = r->ckpt_bytes;
+    q.ckpt_period_s = r->ckpt_period_s;
+    q.ckpt_period_max_s = r->ckpt_period_max_s;
+    q.ckpt_replicas = r->ckpt_replicas;
     if (q.nodes == 0 && q.gpus == 0) q.nodes = 1;
     return q;
 }
@@ -47,6 +51,19 @@ MORPHEUS_API int morpheus_request_set_wait(morpheus_request_t *req, const char *
     });
 }
 
+MORPHEUS_API int morpheus_request_set_checkpoint(morpheus_request_t *req, const char *size, const char *period,
+                                                 const char *period_max, const char *replicas, morpheus_error_t *err) {
+    return guarded(err, [&] {
+        morpheus::Request q;
+        morpheus::parse_checkpoint_flags(q, size, period, period_max, replicas);
+        req->ckpt_bytes = q.ckpt_bytes;
+        req->ckpt_period_s = q.ckpt_period_s;
+        req->ckpt_period_max_s = q.ckpt_period_max_s;
+        req->ckpt_replicas = q.ckpt_replicas;
+        return 0;
+    });
+}
+
 MORPHEUS_API int morpheus_request_wants_memory(const morpheus_request_t *req) {
-    return req && (req->hot_per_node || req->cold_per_node);
+    return req && (req->hot_per_node || req->cold_per_node || req->ckpt_bytes);
 }

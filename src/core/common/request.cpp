@@ -4,7 +4,10 @@
 #include "input_error.hpp"
 #include "units.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -125,6 +128,85 @@ void parse_wait_flag(Request &req, const char *hot_wait) {
     if (hot_wait && *hot_wait) req.hot_wait_s = parse_hot_wait(hot_wait, "--mem-hot-wait");
 }
 
+void parse_checkpoint_flags(Request &req, const char *size, const char *period, const char *period_max,
+                            const char *replicas) {
+    auto given = [](const char *t) { return t && *t; };
+    auto period_of = [](const char *text, const char *flag) {
+        int64_t s = parse_hot_wait(text, flag);
+        if (s == kHotWaitHard || s == kHotWaitNone)
+            throw InputError("", flag, "\"" + std::string(text) + "\" is not a checkpoint period",
+                             "give a positive time such as " + std::string(flag) + "=30m or 2h");
+        return s;
+    };
+    if (given(size)) {
+        req.ckpt_bytes = parse_flag_size(size, "--ckpt-size");
+        if (!req.ckpt_bytes)
+            throw InputError("", "--ckpt-size", "a checkpoint of 0 bytes", "give a size such as --ckpt-size=2T");
+    }
+    if (given(period)) req.ckpt_period_s = period_of(period, "--ckpt-period");
+    if (given(period_max)) req.ckpt_period_max_s = period_of(period_max, "--ckpt-period-max");
+    if (given(replicas)) {
+        std::string_view t(replicas);
+        if (t.size() > 2 || t.find_first_not_of("0123456789") != std::string_view::npos || std::stoul(replicas) < 1 ||
+            std::stoul(replicas) > kMaxCkptReplicas)
+            throw InputError("", "--ckpt-replicas", "\"" + std::string(replicas) + "\" is not a number of replicas",
+                             "give 1 to " + std::to_string(kMaxCkptReplicas) +
+                                 " (2 keeps a copy in a second failure domain), e.g. --ckpt-replicas=2");
+        req.ckpt_replicas = static_cast<uint32_t>(std::stoul(replicas));
+    }
+    if (req.ckpt_bytes && !req.ckpt_period_s)
+        throw InputError("", "--ckpt-period", "--ckpt-size without a period",
+                         "say how often the job checkpoints, e.g. --ckpt-period=30m");
+    if (!req.ckpt_bytes && (req.ckpt_period_s || req.ckpt_period_max_s || req.ckpt_replicas))
+        throw InputError("", "--ckpt-size", "checkpoint flags without --ckpt-size",
+                         "give the size of the job's whole checkpoint, e.g. --ckpt-size=2T");
+    if (req.ckpt_period_max_s && req.ckpt_period_max_s < req.ckpt_period_s)
+        throw InputError("", "--ckpt-period-max",
+                         "--ckpt-period-max=" + format_hot_wait(req.ckpt_period_max_s) +
+                             " is shorter than --ckpt-period=" + format_hot_wait(req.ckpt_period_s),
+                         "give a maximum at least as long as the period, or leave it out");
+}
+
+std::string checkpoint_never_fits(const Request &req, std::vector<uint64_t> domain_pmem, double best_rate,
+                                  int64_t cycle_s) {
+    if (!req.ckpt_bytes) return "";
+    const uint32_t replicas = req.replicas();
+    const std::string asked = "--ckpt-size=" + format_size(req.ckpt_bytes) +
+                              (replicas > 1 ? " x " + std::to_string(replicas) + " replicas" : "");
+    // Replicas in separate domains, each a whole copy: fill one copy at a time from the largest
+    // domains (a copy may stripe over several domains that no other copy uses).
+    std::sort(domain_pmem.begin(), domain_pmem.end(), std::greater<uint64_t>());
+    size_t next = 0;
+    uint64_t largest_copy = 0;
+    for (uint32_t r = 0; r < replicas; ++r) {
+        uint64_t got = 0;
+        while (got < req.ckpt_bytes && next < domain_pmem.size()) got += domain_pmem[next++];
+        if (r == 0) largest_copy = got;
+        if (got < req.ckpt_bytes) {
+            if (replicas == 1)
+                return asked + " is more than the " + format_size(got) +
+                       " of persistent memory on all blades in service (fix: a smaller --ckpt-size)";
+            return asked + " never fits: the persistent memory holds " + std::to_string(r) + " whole " +
+                   (r == 1 ? "copy" : "copies") + " in separate failure domains (fix: fewer --ckpt-replicas or a " +
+                   "smaller --ckpt-size" + (r == 0 ? ", at most " + format_size(largest_copy) : "") + ")";
+        }
+    }
+    const int64_t longest = std::min<int64_t>(std::max(req.ckpt_period_s, req.ckpt_period_max_s), cycle_s);
+    const double alone = best_rate > 0 ? double(req.ckpt_bytes) * replicas / best_rate : 1e300;
+    if (alone > double(longest)) {
+        const bool capped = std::max(req.ckpt_period_s, req.ckpt_period_max_s) > cycle_s;
+        return asked + ": one flush takes at least " + format_hot_wait(int64_t(alone) + 1) +
+               " alone on the fabric, longer than " +
+               (capped ? "the longest period granted (CheckpointCycle=" + format_hot_wait(cycle_s) + ")"
+                       : "--ckpt-period" + std::string(req.ckpt_period_max_s ? "-max" : "") + "=" +
+                             format_hot_wait(longest)) +
+               " (fix: a smaller --ckpt-size or " +
+               (capped ? "fewer replicas)"
+                       : "a --ckpt-period of at least " + format_hot_wait(int64_t(alone) + 1) + ")");
+    }
+    return "";
+}
+
 std::string oversized_request(const Request &req, uint64_t nodes, uint64_t hot_capacity, uint64_t cold_capacity) {
     auto check = [&](uint64_t per_node, uint64_t capacity, const char *flag, const char *kind) -> std::string {
         if (!per_node) return "";
@@ -155,6 +237,11 @@ std::string describe(const Request &req) {
             s += " (waits " + format_hot_wait(req.hot_wait_s) + ", then any latency)";
     }
     if (req.cold_per_node) s += ", cold " + format_size(req.cold_per_node) + "/node";
+    if (req.ckpt_bytes) {
+        s += ", checkpoint " + format_size(req.ckpt_bytes) + " every " + format_hot_wait(req.ckpt_period_s);
+        if (req.ckpt_period_max_s) s += " (up to " + format_hot_wait(req.ckpt_period_max_s) + ")";
+        if (req.replicas() > 1) s += " x " + std::to_string(req.replicas()) + " replicas";
+    }
     return s;
 }
 

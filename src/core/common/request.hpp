@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace morpheus {
 
@@ -25,9 +26,21 @@ struct Request {
     // The job's time limit in seconds (0: none known): what the expected-completion rule of a
     // soft bound weighs the wait against (soft_bound.hpp, morpheus.conf HotWaitShare).
     int64_t time_limit_s = 0;
+    // Checkpoint offload (--ckpt-size, --ckpt-period, --ckpt-period-max, --ckpt-replicas): the
+    // whole job's state flushed to persistent memory once per period, `replicas` copies in
+    // separate failure domains. period_max (0: the period exactly) lets the controller grant a
+    // longer period when no window can be booked at the asked one.
+    uint64_t ckpt_bytes = 0;
+    int64_t ckpt_period_s = 0;
+    int64_t ckpt_period_max_s = 0;
+    uint32_t ckpt_replicas = 0;  // 0: 1
 
-    bool wants_memory() const { return hot_per_node > 0 || cold_per_node > 0; }
+    bool wants_memory() const { return hot_per_node > 0 || cold_per_node > 0 || ckpt_bytes > 0; }
+    bool wants_checkpoint() const { return ckpt_bytes > 0; }
+    uint32_t replicas() const { return ckpt_replicas ? ckpt_replicas : 1; }
 };
+
+constexpr uint32_t kMaxCkptReplicas = 4;
 
 constexpr int64_t kHotWaitDefault = 0;
 constexpr int64_t kHotWaitHard = -1;
@@ -58,6 +71,20 @@ std::string oversized_request(const Request &req, uint64_t nodes, uint64_t hot_c
 void parse_memory_flags(Request &req, const char *hot, const char *hot_latency, const char *cold);
 // The same for --mem-hot-wait (nullptr or "" leaves it unset).
 void parse_wait_flag(Request &req, const char *hot_wait);
+
+// The checkpoint flags (nullptr or "" leaves a field unset): --ckpt-size (a size, plain
+// numbers are megabytes), --ckpt-period and --ckpt-period-max (Slurm times or 90s/15m/2h),
+// --ckpt-replicas (1 to kMaxCkptReplicas). Throws InputError naming the flag and the fix, also
+// when the flags do not go together (a size without a period, a maximum below the period).
+void parse_checkpoint_flags(Request &req, const char *size, const char *period, const char *period_max,
+                            const char *replicas);
+
+// "" when a checkpoint of the request can ever fit; else why not, naming the flag and the fix.
+// `domain_pmem`: persistent memory per failure domain of the blades in service (replicas take
+// separate domains, each a whole copy); `best_rate`: the most bytes per second any flush could
+// move alone on the fabric at the checkpoint share; `cycle_s`: the longest period granted.
+std::string checkpoint_never_fits(const Request &req, std::vector<uint64_t> domain_pmem, double best_rate,
+                                  int64_t cycle_s);
 
 // The Slurm licenses that mirror the request's blade memory for accounting: "HOT:g,COLD:g"
 // in GiB rounded up, for `nodes` nodes; a tier with no name or no memory is left out; "" when

@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 
+#include "ledger.hpp"
+
 namespace morpheus {
 
 struct DecisionRecord {
@@ -43,9 +45,29 @@ public:
     // Releases that could not be saved (disk full, I/O error): the job ended but its memory
     // is still held until a retry succeeds (Engine::retry_releases). job -> the last error.
     void release_failed(uint64_t job_id, const std::string &error);
-    void release_done(uint64_t job_id) { releases_due_.erase(job_id); }
+    // With background saves a release frees the memory at once and the file follows; while the
+    // file cannot be written, the job's reservation as it was is kept here so the views show
+    // it "releasing" (the saver retries every second). No memory is held for it.
+    void release_unsaved(uint64_t job_id, const std::string &error, const Reservation &r) {
+        releases_due_[job_id] = error;
+        releasing_[job_id] = r;
+    }
+    const std::map<uint64_t, Reservation> &releasing() const { return releasing_; }
+    void release_done(uint64_t job_id) {
+        releases_due_.erase(job_id);
+        releasing_.erase(job_id);
+    }
     const std::map<uint64_t, std::string> &releases_due() const { return releases_due_; }
     uint64_t release_failures() const { return release_failures_; }
+
+    // A shim's decision cache (select/morpheus: plugins/common/morpheus_decision_cache.c):
+    // job tests answered from a kept decision (hits) and decided afresh (misses), as totals.
+    void set_cache_counts(uint64_t hits, uint64_t misses) {
+        cache_hits_ = hits;
+        cache_misses_ = misses;
+    }
+    uint64_t cache_hits() const { return cache_hits_; }
+    uint64_t cache_misses() const { return cache_misses_; }
 
 private:
     size_t capacity_;
@@ -56,7 +78,9 @@ private:
     uint64_t decision_count_ = 0;
     uint64_t buckets_[sizeof(kBuckets) / sizeof(kBuckets[0])] = {};
     std::map<uint64_t, std::string> releases_due_;
+    std::map<uint64_t, Reservation> releasing_;
     uint64_t release_failures_ = 0;
+    uint64_t cache_hits_ = 0, cache_misses_ = 0;
 };
 
 }  // namespace morpheus

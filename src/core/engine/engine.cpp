@@ -1,9 +1,13 @@
 // Engine: load, reload (validate-then-swap), reserve/release with a durable ledger.
 #include "engine.hpp"
 
+#include "checkpoint.hpp"
+
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
+#include <unordered_set>
 
 #include "input_error.hpp"
 #include "lifecycle.hpp"
@@ -43,8 +47,10 @@ bool flag_affected(Ledger &ledger, const Inventory &inv, std::vector<uint64_t> *
     bool changed = false;
     for (const auto &[id, r] : ledger.reservations()) {
         bool affected = false;
+        // A checkpoint region on a failed blade hurts no running process: the job keeps
+        // running and is told at its next start (region_health, MORPHEUS_CKPT_RESTORE).
         for (const Segment &s : r.segments)
-            if (inv.blades[s.blade].state == BladeState::Failed) affected = true;
+            if (s.use != Use::Checkpoint && inv.blades[s.blade].state == BladeState::Failed) affected = true;
         if (affected == r.affected) continue;
         if (affected) newly->push_back(id);
         ledger.find_mutable(id)->affected = affected;
@@ -100,6 +106,7 @@ Engine::Engine(const std::string &conf_path, const std::string &default_state_fi
         throw InputError(conf_path, "", "no StateFile set and no default given",
                          "add StateFile=/var/spool/slurmctld/morpheus_ledger.json");
     ledger_ = Ledger::load(state_file_, model_->fabric());
+    links_ = link_book_of(*model_, ledger_);
     inventory_stamp_ = file_stamp(config_.inventory_file);
     heat_ = HeatMap(model_->fabric(), model_->latency(), config_.heat_map);
     mark_affected();
@@ -131,8 +138,7 @@ void Engine::reload() {
     std::vector<uint64_t> newly;
     bool changed = flag_affected(next, l.model->inventory(), &newly);
     if (changed || state != state_file_) {
-        LedgerLock lock(state, LedgerLock::Writer::Engine);
-        next.save(state, l.model->fabric());
+        write_now(next, state, l.model->fabric());
     }
     if (keep_heat)
         heat_.rebase(l.model->latency(), heat_settings);
@@ -142,6 +148,7 @@ void Engine::reload() {
     model_ = std::move(l.model);
     fabric_model_ = std::move(fabric_model);
     ledger_ = std::move(next);
+    links_ = link_book_of(*model_, ledger_);  // the links may be others now
     warnings_ = std::move(l.warnings);
     state_file_ = state;
     inventory_stamp_ = stamp;
@@ -166,10 +173,7 @@ bool Engine::refresh_inventory(int64_t now) {
     refuse_stranding(ledger_, model->inventory(), model->fabric());
     Ledger next = ledger_;
     std::vector<uint64_t> newly;
-    if (flag_affected(next, model->inventory(), &newly)) {
-        LedgerLock lock(state_file_, LedgerLock::Writer::Engine);
-        next.save(state_file_, model->fabric());
-    }
+    if (flag_affected(next, model->inventory(), &newly)) write_now(next, state_file_, model->fabric());
     inventory_stamp_ = stamp;
     warnings_ = model->inventory().warnings;
     model_ = std::move(model);
@@ -227,38 +231,187 @@ bool Engine::settle_heat_map(int64_t now) {
     model_ = std::move(model);
     heat_unapplied_ = false;
     ++changes_;
+    note_beyond_bound(now);
     return true;
+}
+
+bool Engine::settle_heat_map_if_due(int64_t now) {
+    {
+        std::lock_guard<std::mutex> serial(reload_mutex_);
+        if (heat_settled_at_ && now - heat_settled_at_ < static_cast<int64_t>(config_.heat_settle_interval_s) &&
+            now >= heat_settled_at_)
+            return false;
+        heat_settled_at_ = now;
+    }
+    return settle_heat_map(now);
+}
+
+int64_t Engine::heat_report_due_in(const std::string &node, int64_t now) const {
+    auto it = heat_reported_at_.find(node);
+    if (it == heat_reported_at_.end() || now < it->second) return 0;
+    return std::max<int64_t>(0, it->second + config_.heat_report_interval_s - now);
+}
+
+size_t Engine::report_latencies(const std::string &node, const std::vector<LatencySample> &batch, int64_t now) {
+    const Fabric &f = model_->fabric();
+    const std::string where = "latency report of node " + node;  // checked by the caller: a fabric node
+    if (batch.empty() || batch.size() > kMaxLatencyReportEntries)
+        throw InputError("", where, std::to_string(batch.size()) + " entries",
+                         "report 1 to " + std::to_string(kMaxLatencyReportEntries) + " {blade, latency_ns} entries");
+    const int n = f.node_index(node);
+    if (n < 0) throw InputError("", where, "the node is not in the fabric", "report from a node the fabric lists");
+    if (int64_t wait = heat_report_due_in(node, now))
+        throw InputError(
+            "", where,
+            "too soon: one report per " + std::to_string(config_.heat_report_interval_s) + "s (HeatMapReportInterval)",
+            "report again in " + std::to_string(wait) + "s");
+    // Checked whole first: a batch with one bad entry changes nothing.
+    for (const LatencySample &s : batch) {
+        const int b = bad_name_byte(s.blade) < 0 && s.blade.size() <= 128 ? f.blade_index(s.blade) : -1;
+        HeatReport r = b < 0 ? HeatReport::UnknownBlade
+                             : heat_.check(static_cast<uint32_t>(n), static_cast<uint32_t>(b), s.latency_ns, now);
+        if (r != HeatReport::Accepted) report_latency(node, s.blade, s.latency_ns, now);  // throws, naming it
+    }
+    for (const LatencySample &s : batch) report_latency(node, s.blade, s.latency_ns, now);
+    heat_reported_at_[node] = now;
+    return batch.size();
+}
+
+std::vector<uint32_t> Engine::probe_blades(uint32_t node) const {
+    const Fabric &f = model_->fabric();
+    std::vector<uint32_t> out;
+    if (node >= f.node_pod.size()) return out;
+    const uint32_t pod = f.node_pod[node];
+    // Ordered by the fabric's latency, not the live one: a slow blade stays probed, so the
+    // map sees it recover.
+    const LatencyTable &t = fabric_model_->latency();
+    for (uint32_t b : t.blades_by_latency(pod)) {
+        if (out.size() >= config_.heat_probe_blades) break;
+        if (t.static_latency(pod, b) != kUnreachable) out.push_back(b);
+    }
+    return out;
+}
+
+std::vector<uint64_t> Engine::take_newly_beyond_bound(size_t max) {
+    const size_t n = std::min(max, newly_beyond_.size());
+    std::vector<uint64_t> out(newly_beyond_.begin(), newly_beyond_.begin() + static_cast<std::ptrdiff_t>(n));
+    newly_beyond_.erase(newly_beyond_.begin(), newly_beyond_.begin() + static_cast<std::ptrdiff_t>(n));
+    return out;
 }
 
 void Engine::mark_affected() {
     Ledger next = ledger_;
     std::vector<uint64_t> newly;
     if (!flag_affected(next, model_->inventory(), &newly)) return;
-    LedgerLock lock(state_file_, LedgerLock::Writer::Engine);
-    next.save(state_file_, model_->fabric());
+    write_now(next, state_file_, model_->fabric());
     ledger_ = std::move(next);
     ++changes_;
     newly_affected_.insert(newly_affected_.end(), newly.begin(), newly.end());
 }
 
-void Engine::save() {
-    LedgerLock lock(state_file_, LedgerLock::Writer::Engine);
-    ledger_.save(state_file_, model_->fabric());
+void Engine::save() { write_now(ledger_, state_file_, model_->fabric()); }
+
+void Engine::write_now(const Ledger &l, const std::string &path, const Fabric &fabric) {
+    std::lock_guard<std::mutex> f(file_mutex_);
+    LedgerLock lock(path, LedgerLock::Writer::Engine);
+    l.save(path, fabric);
+    written_seq_ = ++change_seq_;
 }
 
 void Engine::commit(Ledger next) {
-    std::swap(ledger_, next);
-    try {
-        save();
-    } catch (...) {
-        std::swap(ledger_, next);  // not on disk: not in memory either
-        throw;
+    if (background_saves_) {
+        ledger_ = std::move(next);
+        ++change_seq_;
+        saver_cv_.notify_one();
+    } else {
+        std::swap(ledger_, next);
+        try {
+            save();
+        } catch (...) {
+            std::swap(ledger_, next);  // not on disk: not in memory either
+            throw;
+        }
     }
+    // A window goes with its reservation's checkpoint (released, reconciled away, replaced).
+    std::vector<uint64_t> gone;
+    for (const auto &[id, b] : links_.bookings()) {
+        const Reservation *r = ledger_.find(id);
+        if (!r || !r->checkpoint.period_s) gone.push_back(id);
+    }
+    for (uint64_t id : gone) links_.release(id);
     ++changes_;
 }
 
-// Saves are durable (fsync'ed) before reserve()/release() return; nothing is left to batch.
-void Engine::sync() {}
+Engine::~Engine() {
+    {
+        std::lock_guard<std::mutex> g(mutex_);
+        saver_stop_ = true;
+    }
+    saver_cv_.notify_all();
+    if (saver_.joinable()) saver_.join();  // it writes what is still owed first
+}
+
+void Engine::set_background_saves(bool on) {
+    background_saves_ = on;
+    if (on && !saver_.joinable()) saver_ = std::thread(&Engine::saver_loop, this);
+    if (!on && change_seq_ > written_seq_) save();  // synchronous from here on: owe nothing
+}
+
+// One save of the newest ledger at a time, outside mutex_: reserve() and release() go on
+// while the disk works, and what they change meanwhile goes into the next save.
+void Engine::saver_loop() {
+    std::unique_lock<std::mutex> g(mutex_);
+    for (;;) {
+        saver_cv_.wait(g, [&] { return saver_stop_ || change_seq_ > written_seq_; });
+        if (change_seq_ <= written_seq_) return;  // stopping, nothing owed
+        Ledger snapshot = ledger_;
+        const uint64_t seq = change_seq_;
+        const std::string path = state_file_;
+        const std::shared_ptr<const ClusterModel> model = model_;  // the fabric the ledger is numbered by
+        g.unlock();
+        std::string error;
+        {
+            std::lock_guard<std::mutex> f(file_mutex_);
+            if (seq > written_seq_) {  // else a synchronous write (reload) saved newer already
+                try {
+                    LedgerLock lock(path, LedgerLock::Writer::Engine);
+                    snapshot.save(path, model->fabric());
+                    written_seq_ = seq;
+                } catch (const std::exception &e) {
+                    error = e.what();
+                }
+            }
+        }
+        g.lock();
+        save_error_ = error;
+        // Releases on disk now are done; while saves fail, the views say which are not.
+        for (auto it = unsaved_releases_.begin(); it != unsaved_releases_.end();) {
+            if (error.empty() && it->second.first <= seq) {
+                decisions_.release_done(it->first);
+                it = unsaved_releases_.erase(it);
+                continue;
+            }
+            if (!error.empty()) decisions_.release_unsaved(it->first, error, it->second.second);
+            ++it;
+        }
+        saved_cv_.notify_all();
+        if (error.empty()) continue;
+        ++save_failures_;
+        if (saver_stop_) return;  // closing: the file keeps the last good save
+        saver_cv_.wait_for(g, std::chrono::seconds(1), [&] { return saver_stop_; });
+    }
+}
+
+void Engine::sync() {
+    if (background_saves_ && !save_error_.empty() && change_seq_ > written_seq_)
+        throw InputError(state_file_, "", "ledger not saved, retried every second: " + save_error_,
+                         "free space on the state file's file system");
+}
+
+bool Engine::flush(int seconds) {
+    std::unique_lock<std::mutex> g(mutex_);
+    return saved_cv_.wait_for(g, std::chrono::seconds(seconds), [&] { return change_seq_ <= written_seq_; });
+}
 
 Placement Engine::place_on(const Request &req, const std::vector<uint32_t> &nodes) const {
     const ClusterModel &m = *model_;
@@ -309,24 +462,112 @@ Reservation Engine::reserve(const Request &req, const std::vector<uint32_t> &nod
     Reservation r = reservation_of(m, req.job_id, req.uid, since, p, nodes);
     Ledger next = ledger_;
     if (!next.reserve(r, m.inventory(), &why)) throw InputError("", "job " + std::to_string(req.job_id), why);
-    commit(std::move(next));
+    if (req.wants_checkpoint()) {
+        // The region the job holds already (a requeued job keeps it), and its window's phase,
+        // are kept when they still fit its nodes; its own window is not in the way meanwhile.
+        // A requeued job (its region kept, `waiting`) keeps the copies still intact and is
+        // told to restore from them; with none left it gets a fresh region and is told so.
+        std::vector<Segment> kept;
+        int64_t phase = 0;
+        bool restarting = false, restorable = false;
+        if (held && held->checkpoint.period_s) {
+            restarting = held->checkpoint.waiting;
+            if (restarting) {
+                kept = region_health(m, *held).intact_stripes;
+                restorable = !kept.empty();
+            } else {
+                for (const Segment &s : held->segments)
+                    if (s.use == Use::Checkpoint) kept.push_back(s);
+            }
+            phase = held->checkpoint.phase_s;
+        }
+        const LinkBook::Booking *old = links_.find(req.job_id);
+        std::optional<LinkBook::Booking> restore;
+        if (old) restore = *old;
+        links_.release(req.job_id);
+        CheckpointGrant grant;
+        if (!plan_checkpoint(m, next, links_, req, r.pods, grant, &why, kept.empty() ? nullptr : &kept, phase)) {
+            if (restore) links_.book(req.job_id, restore->loads, restore->window);
+            throw InputError("", "job " + std::to_string(req.job_id), "checkpoint: " + why);
+        }
+        r.segments.insert(r.segments.end(), grant.stripes.begin(), grant.stripes.end());
+        r.checkpoint = grant.hold;
+        if (held && held->checkpoint.period_s) {
+            r.checkpoint.restarts = held->checkpoint.restarts + (restarting ? 1 : 0);
+            r.checkpoint.restore = restarting ? restorable : held->checkpoint.restore;
+            r.checkpoint.lost = restarting ? !restorable : held->checkpoint.lost;
+        }
+        if (!next.reserve(r, m.inventory(), &why)) {
+            if (restore) links_.book(req.job_id, restore->loads, restore->window);
+            throw InputError("", "job " + std::to_string(req.job_id), why);
+        }
+        try {
+            commit(std::move(next));
+        } catch (...) {
+            if (restore) links_.book(req.job_id, restore->loads, restore->window);
+            throw;
+        }
+        book_reservation(m, links_, r);
+    } else {
+        commit(std::move(next));
+        links_.release(req.job_id);
+    }
     decisions_.release_done(req.job_id);  // begun again (requeue): an old due release is moot
+    unsaved_releases_.erase(req.job_id);
     return r;
+}
+
+int Engine::release_for_requeue(uint64_t job_id) {
+    const Reservation *held = ledger_.find(job_id);
+    if (!held || !held->checkpoint.period_s) return release(job_id) ? 1 : 0;
+    // The region and the window stay (the phase is the job's again when it restarts); the
+    // nodes and the rest of the memory go, for others to use while the job waits.
+    Reservation kept = *held;
+    kept.segments.clear();
+    for (const Segment &seg : held->segments)
+        if (seg.use == Use::Checkpoint) kept.segments.push_back(seg);
+    kept.nodes.clear();
+    kept.affected = false;
+    kept.checkpoint.waiting = true;
+    Ledger next = ledger_;
+    std::string why;
+    if (!next.reserve(kept, model_->inventory(), &why))
+        throw InputError("", "job " + std::to_string(job_id), "keeping the checkpoint region: " + why);
+    commit(std::move(next));
+    decisions_.release_done(job_id);
+    return 2;
+}
+
+std::vector<uint64_t> Engine::jobs_checkpoint_degraded() const {
+    std::vector<uint64_t> out;
+    for (const auto &[id, r] : ledger_.reservations()) {
+        if (!r.checkpoint.period_s) continue;
+        RegionHealth h = region_health(*model_, r);
+        if (!h.failed_blades.empty()) out.push_back(id);
+    }
+    return out;
 }
 
 bool Engine::release(uint64_t job_id) {
     Ledger next = ledger_;
-    if (!next.release(job_id)) {
+    const Reservation *held = ledger_.find(job_id);
+    if (!held || !next.release(job_id)) {
         decisions_.release_done(job_id);
         return false;
     }
+    const Reservation was = *held;
     try {
         commit(std::move(next));
     } catch (const std::exception &e) {
         decisions_.release_failed(job_id, e.what());
         throw;
     }
+    links_.release(job_id);
     decisions_.release_done(job_id);
+    if (background_saves_) {
+        unsaved_releases_[job_id] = {change_seq_, was};
+        if (!save_error_.empty()) decisions_.release_unsaved(job_id, save_error_, was);  // the disk is failing
+    }
     return true;
 }
 
@@ -335,14 +576,20 @@ size_t Engine::retry_releases() {
     std::vector<uint64_t> due;
     for (const auto &[id, error] : decisions_.releases_due()) due.push_back(id);
     for (uint64_t id : due)
-        if (release(id)) ++released;
+        if (!unsaved_releases_.count(id) && release(id)) ++released;  // those: the saver retries
     return released;
 }
 
-size_t Engine::reconcile(const std::vector<uint64_t> &running) {
+size_t Engine::reconcile(const std::vector<uint64_t> &running, const std::vector<uint64_t> &pending) {
+    // Sets: at startup the lists are slurmctld's whole job table.
+    const std::unordered_set<uint64_t> running_set(running.begin(), running.end());
+    const std::unordered_set<uint64_t> pending_set(pending.begin(), pending.end());
+    // A pending job holds nothing, unless it is a requeued job's checkpoint region kept for
+    // its restart: Slurm recovers jobs it relaunched or requeued after a SIGKILL as pending,
+    // and their memory must go back (test_n found four such jobs held for good).
     std::vector<uint64_t> gone;
     for (const auto &[id, r] : ledger_.reservations())
-        if (std::find(running.begin(), running.end(), id) == running.end()) gone.push_back(id);
+        if (!running_set.count(id) && !(r.checkpoint.waiting && pending_set.count(id))) gone.push_back(id);
     if (gone.empty()) return 0;
     Ledger next = ledger_;
     for (uint64_t id : gone) next.release(id);
@@ -381,9 +628,30 @@ void log_move(DecisionLog &log, const Reservation &r, int64_t now, const std::st
 
 }  // namespace
 
+void Engine::note_beyond_bound(int64_t now) {
+    std::vector<uint64_t> flagged;
+    for (const auto &[id, r] : ledger_.reservations()) {
+        std::optional<LiveOverrun> o = hot_beyond_live_bound(model_->latency(), r);
+        const bool was = std::binary_search(beyond_bound_.begin(), beyond_bound_.end(), id);
+        if (o) {
+            flagged.push_back(id);
+            if (was) continue;
+            newly_beyond_.push_back(id);
+            log_move(decisions_, r, now, "beyond-bound", live_overrun_words(model_->fabric(), *o));
+        } else if (was) {
+            log_move(decisions_, r, now, "in-bound", "hot memory inside its bound again (live heat map)");
+        }
+    }
+    beyond_bound_ = std::move(flagged);  // ids in ledger order: sorted
+}
+
 std::vector<MovePlan> Engine::start_moves(int64_t now) {
     const ClusterModel &m = *model_;
-    std::vector<MovePlan> plans = plan_moves(m, ledger_, m.settings().max_moves);
+    // Planning copies the ledger: not again while nothing changed since it found no move.
+    std::vector<MovePlan> plans;
+    if (epoch() != no_moves_at_epoch_) plans = plan_moves(m, ledger_, m.settings().max_moves);
+    if (plans.empty()) no_moves_at_epoch_ = epoch();
+    give_up_stale_moves(now);  // moves the epoch when it gives one up: planned again next time
     if (plans.empty()) return plans;
     Ledger next = ledger_;
     std::vector<MovePlan> begun;
@@ -397,6 +665,7 @@ std::vector<MovePlan> Engine::start_moves(int64_t now) {
     for (const MovePlan &p : begun) {
         const Reservation &r = *ledger_.find(p.job_id);
         moved_.push_back(p.job_id);
+        move_began_[p.job_id] = now;
         log_move(decisions_, r, now, "moving",
                  "hot memory moving inside its " + std::to_string(r.hot_latency_bound_ns) +
                      "ns bound: " + format_size(p.bytes) + " beyond it, to " + move_words(m.fabric(), p.target));
@@ -417,6 +686,7 @@ bool Engine::finish_move(uint64_t job_id, int64_t now) {
         throw InputError("", "job " + std::to_string(job_id), why);
     commit(std::move(next));
     nodes_moved_.erase(job_id);
+    move_began_.erase(job_id);
     log_move(decisions_, done, now, "placed",
              "hot memory moved inside its " + std::to_string(done.hot_latency_bound_ns) +
                  "ns bound: " + move_words(model_->fabric(), target));
@@ -424,7 +694,32 @@ bool Engine::finish_move(uint64_t job_id, int64_t now) {
     return true;
 }
 
-bool Engine::abandon_move(uint64_t job_id, int64_t now) {
+void Engine::give_up_stale_moves(int64_t now) {
+    const int64_t timeout = model_->settings().move_timeout_s;
+    std::vector<uint64_t> stale;
+    for (const auto &[id, r] : ledger_.reservations()) {
+        if (!moving(r)) continue;
+        // A move this engine did not begin (loaded from the ledger after a restart): its clock
+        // starts now, so a restart never gives up a move the nodes are still making.
+        auto began = move_began_.try_emplace(id, now).first;
+        if (now - began->second >= timeout) stale.push_back(id);
+    }
+    for (auto it = move_began_.begin(); it != move_began_.end();) {  // jobs that ended while moving
+        const Reservation *r = ledger_.find(it->first);
+        if (r && moving(*r)) {
+            ++it;
+            continue;
+        }
+        nodes_moved_.erase(it->first);
+        it = move_began_.erase(it);
+    }
+    for (uint64_t id : stale)
+        abandon_move(id, now,
+                     "move given up: its nodes did not report their pages moved within MoveTimeout (" +
+                         std::to_string(timeout) + "s); hot memory stays beyond its bound");
+}
+
+bool Engine::abandon_move(uint64_t job_id, int64_t now, const std::string &reason) {
     const Reservation *r = ledger_.find(job_id);
     if (!r || !moving(*r)) return false;
     Reservation kept = morpheus::abandon_move(*r);
@@ -433,7 +728,9 @@ bool Engine::abandon_move(uint64_t job_id, int64_t now) {
     if (!next.reserve(kept, model_->inventory(), &why)) throw InputError("", "job " + std::to_string(job_id), why);
     commit(std::move(next));
     nodes_moved_.erase(job_id);
-    log_move(decisions_, kept, now, "placed", "move given up: hot memory stays beyond its bound");
+    move_began_.erase(job_id);
+    log_move(decisions_, kept, now, "placed",
+             reason.empty() ? "move given up: hot memory stays beyond its bound" : reason);
     moved_.push_back(job_id);
     return true;
 }
@@ -444,8 +741,13 @@ bool Engine::node_moved(uint64_t job_id, const std::string &node, int64_t now) {
     std::vector<std::string> &done = nodes_moved_[job_id];
     if (std::find(done.begin(), done.end(), node) == done.end()) done.push_back(node);
     for (const std::string &n : r->nodes)
-        if (std::find(done.begin(), done.end(), n) == done.end()) return false;
+        if (node_takes_part(*r, n) && std::find(done.begin(), done.end(), n) == done.end()) return false;
     return finish_move(job_id, now);
+}
+
+bool Engine::node_takes_part(const Reservation &r, const std::string &node) const {
+    const int n = model_->fabric().node_index(node);
+    return n >= 0 && moving_pod(r, model_->fabric().node_pod[static_cast<size_t>(n)]);
 }
 
 bool Engine::node_has_moved(uint64_t job_id, const std::string &node) const {
@@ -461,7 +763,7 @@ std::vector<MoveUnderWay> Engine::moves_under_way() const {
         w.job_id = id;
         for (const Segment &s : r.segments)
             if (s.use == Use::Incoming) w.target.push_back(s);
-        w.bytes = hot_beyond_bound(r);
+        w.bytes = bytes_leaving(r);
         w.nodes = r.nodes;
         out.push_back(std::move(w));
     }

@@ -48,6 +48,7 @@ const char *use_name(Use u) {
     case Use::Hot: return "hot";
     case Use::Cold: return "cold";
     case Use::Incoming: return "incoming";
+    case Use::Checkpoint: return "checkpoint";
     }
     return "?";
 }
@@ -269,6 +270,20 @@ std::string Ledger::to_json(const Fabric &fabric) const {
                 json_array_append_new(segs, o);
             }
             json_object_set_new(j.p, "segments", segs);
+            if (r.checkpoint.period_s) {
+                json_t *c = json_object();
+                json_object_set_new(c, "period_s", json_integer(r.checkpoint.period_s));
+                json_object_set_new(c, "phase_s", json_integer(r.checkpoint.phase_s));
+                json_object_set_new(c, "length_s", json_integer(r.checkpoint.length_s));
+                json_object_set_new(c, "bytes", json_integer(static_cast<json_int_t>(r.checkpoint.bytes)));
+                json_object_set_new(c, "replicas", json_integer(r.checkpoint.replicas));
+                // Recovery state only when there is some: ledgers without requeues stay as they were.
+                if (r.checkpoint.waiting) json_object_set_new(c, "waiting", json_true());
+                if (r.checkpoint.restarts) json_object_set_new(c, "restarts", json_integer(r.checkpoint.restarts));
+                if (r.checkpoint.restore) json_object_set_new(c, "restore", json_true());
+                if (r.checkpoint.lost) json_object_set_new(c, "lost", json_true());
+                json_object_set_new(j.p, "checkpoint", c);
+            }
             cached = job_text_.emplace(id, dump(j.p)).first;
         }
         if (jobs.size() > 1) jobs += ",";
@@ -313,7 +328,8 @@ Ledger Ledger::load(const std::string &path, const Fabric &fabric) {
         }
         std::map<std::string, std::vector<uint64_t>> orphans;
         for (const JsonValue &j : jobs.elements()) {
-            j.expect_keys({"job_id", "uid", "since", "hot_latency_bound_ns", "affected", "pods", "nodes", "segments"});
+            j.expect_keys({"job_id", "uid", "since", "hot_latency_bound_ns", "affected", "pods", "nodes", "segments",
+                           "checkpoint"});
             Reservation r;
             r.job_id = j.member("job_id").as_count();
             if (r.job_id == 0) j.member("job_id").fail("job id 0 is not a Slurm job");
@@ -348,9 +364,13 @@ Ledger Ledger::load(const std::string &path, const Fabric &fabric) {
                 if (tier != "dram" && tier != "pmem")
                     s.member("tier").fail("unknown tier \"" + tier + "\"", "use \"dram\" or \"pmem\"");
                 seg.tier = tier == "pmem" ? Tier::Pmem : Tier::Dram;
-                if (use != "hot" && use != "cold" && use != "incoming")
-                    s.member("use").fail("unknown use \"" + use + "\"", "use \"hot\", \"cold\" or \"incoming\"");
-                seg.use = use == "cold" ? Use::Cold : use == "incoming" ? Use::Incoming : Use::Hot;
+                if (use != "hot" && use != "cold" && use != "incoming" && use != "checkpoint")
+                    s.member("use").fail("unknown use \"" + use + "\"",
+                                         "use \"hot\", \"cold\", \"incoming\" or \"checkpoint\"");
+                seg.use = use == "cold"         ? Use::Cold
+                          : use == "incoming"   ? Use::Incoming
+                          : use == "checkpoint" ? Use::Checkpoint
+                                                : Use::Hot;
                 seg.bytes = s.member("bytes").as_count();
                 uint64_t latency = s.member("latency_ns").as_count();
                 if (latency > UINT32_MAX) s.member("latency_ns").fail("latency out of range");
@@ -366,6 +386,24 @@ Ledger Ledger::load(const std::string &path, const Fabric &fabric) {
                                                " add up to more than 2^64 bytes");
                 }
                 r.segments.push_back(seg);
+            }
+            if (j.has("checkpoint")) {
+                JsonValue c = j.member("checkpoint");
+                c.expect_keys(
+                    {"period_s", "phase_s", "length_s", "bytes", "replicas", "waiting", "restarts", "restore", "lost"});
+                r.checkpoint.period_s = static_cast<int64_t>(c.member("period_s").as_count(kMaxCheckpointPeriod));
+                r.checkpoint.phase_s = static_cast<int64_t>(c.member("phase_s").as_count(kMaxCheckpointPeriod));
+                r.checkpoint.length_s = static_cast<int64_t>(c.member("length_s").as_count(kMaxCheckpointPeriod));
+                r.checkpoint.bytes = c.member("bytes").as_count();
+                r.checkpoint.replicas = static_cast<uint32_t>(c.member("replicas").as_count(64));
+                r.checkpoint.waiting = c.has("waiting") && c.member("waiting").as_bool();
+                if (c.has("restarts"))
+                    r.checkpoint.restarts = static_cast<uint32_t>(c.member("restarts").as_count(UINT32_MAX));
+                r.checkpoint.restore = c.has("restore") && c.member("restore").as_bool();
+                r.checkpoint.lost = c.has("lost") && c.member("lost").as_bool();
+                if (r.checkpoint.period_s == 0 || r.checkpoint.phase_s >= r.checkpoint.period_s ||
+                    r.checkpoint.length_s > r.checkpoint.period_s)
+                    c.fail("checkpoint window out of range (phase and length must lie inside a positive period)");
             }
             // Capacity is not checked: loading never refuses what was granted (the inventory may
             // have shrunk since); the sums above were counted already.

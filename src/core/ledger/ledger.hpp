@@ -18,8 +18,10 @@ namespace morpheus {
 // Incoming: hot memory reserved for a move under way (move.hpp): the job's pages are being
 // copied there from its hot segments beyond the bound; both count as reserved until the move
 // is done, so no byte is ever free twice.
-enum class Use : uint8_t { Hot, Cold, Incoming };
-const char *use_name(Use u);  // "hot", "cold", "incoming"
+// Checkpoint: persistent memory holding the job's checkpoint region (issue 28), kept for the
+// job's lifetime, requeues included.
+enum class Use : uint8_t { Hot, Cold, Incoming, Checkpoint };
+const char *use_name(Use u);  // "hot", "cold", "incoming", "checkpoint"
 
 struct Segment {
     uint32_t blade = 0;
@@ -35,6 +37,29 @@ struct PodShare {
     uint32_t nodes = 0;
 };
 
+// A job's booked checkpoint flush: windows at every t with (t mod period) in [phase,
+// phase + length) (unix seconds), the region's size and copies. period 0: no checkpoint.
+constexpr uint64_t kMaxCheckpointPeriod = 366 * 86400;
+struct CheckpointHold {
+    int64_t period_s = 0;
+    int64_t phase_s = 0;
+    int64_t length_s = 0;
+    uint64_t bytes = 0;  // one copy
+    uint32_t replicas = 0;
+    // Recovery: `waiting` while the job is requeued and holds only its region (and window) for
+    // its next start; `restarts` counts the starts onto a kept region; the latest one found an
+    // intact copy to read back (`restore`) or none (`lost`, every copy was on a failed blade).
+    bool waiting = false;
+    uint32_t restarts = 0;
+    bool restore = false;
+    bool lost = false;
+    bool operator==(const CheckpointHold &o) const {
+        return period_s == o.period_s && phase_s == o.phase_s && length_s == o.length_s && bytes == o.bytes &&
+               replicas == o.replicas && waiting == o.waiting && restarts == o.restarts && restore == o.restore &&
+               lost == o.lost;
+    }
+};
+
 struct Reservation {
     uint64_t job_id = 0;
     uint32_t uid = 0;
@@ -44,6 +69,7 @@ struct Reservation {
     std::vector<Segment> segments;
     uint64_t hot_latency_bound_ns = 0;
     bool affected = false;  // holds memory on a failed blade
+    CheckpointHold checkpoint;  // the flush window, when the job checkpoints
 };
 
 class Ledger {

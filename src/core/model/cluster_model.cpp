@@ -9,7 +9,11 @@ namespace morpheus {
 const char *hot_blade_order_name(HotBladeOrder o) { return o == HotBladeOrder::Slack ? "slack" : "nearest"; }
 
 ClusterModel::ClusterModel(Fabric fabric, Inventory inventory, PlacementSettings settings)
-    : fabric_(std::move(fabric)), inventory_(std::move(inventory)), settings_(settings), table_(fabric_) {
+    : fabric_(std::move(fabric)),
+      inventory_(std::move(inventory)),
+      settings_(settings),
+      table_(fabric_),
+      paths_(std::make_shared<const LinkPaths>(fabric_, settings_.checkpoint)) {
     fabric_.build_indexes();  // the move left the name maps pointing nowhere useful
     rank_cold_blades();
 }

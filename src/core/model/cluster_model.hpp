@@ -3,6 +3,7 @@
 // new one and swaps it in whole.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "heat_map.hpp"
 #include "inventory.hpp"
 #include "latency_table.hpp"
+#include "link_paths.hpp"
 
 namespace morpheus {
 
@@ -47,6 +49,12 @@ struct PlacementSettings {
     // most this many moves under way at once, each one holding both regions until the job's
     // node reports its pages moved; 0: never move.
     uint32_t max_moves = 2;
+    // A move whose nodes have not all reported their pages moved after this long (MoveTimeout)
+    // is given up: the target is freed and the job keeps its far memory (a node without its
+    // agent, a node that died); it may be tried again later.
+    int64_t move_timeout_s = 900;
+    // Checkpoint offload (issue 28): link shares, slot and cycle of the booked flush windows.
+    CheckpointSettings checkpoint;
 };
 
 class ClusterModel {
@@ -57,6 +65,8 @@ public:
     const Inventory &inventory() const { return inventory_; }
     const LatencyTable &latency() const { return table_; }
     const PlacementSettings &settings() const { return settings_; }
+    // The links of each pod-to-blade path and what checkpoint flushes may use of them.
+    const LinkPaths &paths() const { return *paths_; }
     // Blades in the order cold memory should use them (least needed for hot first).
     const std::vector<uint32_t> &cold_order() const { return cold_order_; }
     // A blade's position in cold_order().
@@ -77,6 +87,7 @@ private:
     Inventory inventory_;
     PlacementSettings settings_;
     LatencyTable table_;
+    std::shared_ptr<const LinkPaths> paths_;
     std::vector<double> pressure_;
     std::vector<uint32_t> cold_order_;
     std::vector<uint32_t> cold_rank_;

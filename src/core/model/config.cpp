@@ -23,6 +23,15 @@ const char *policy_name(BladeFailurePolicy p) {
     return "?";
 }
 
+const char *beyond_bound_policy_name(BeyondBoundPolicy p) {
+    switch (p) {
+    case BeyondBoundPolicy::None: return "none";
+    case BeyondBoundPolicy::Notify: return "notify";
+    case BeyondBoundPolicy::Requeue: return "requeue";
+    }
+    return "?";
+}
+
 namespace {
 
 std::string lower(std::string s) {
@@ -121,6 +130,8 @@ Config parse_config(const std::string &text, const std::string &name) {
                     throw InputError(name, where, key + "=" + value + " is not a number of moves",
                                      "give 0 to 4096, e.g. MaxMoves=2 (0: hot memory never moves)");
                 c.placement.max_moves = static_cast<uint32_t>(v);
+            } else if (k == "movetimeout") {
+                c.placement.move_timeout_s = parse_count(value, key, "a number of seconds", 10, 7 * 86400, "900");
             } else if (k == "weightlatency")
                 c.placement.weights.latency = parse_weight(value, name, where, key);
             else if (k == "weightheadroom")
@@ -215,6 +226,66 @@ Config parse_config(const std::string &text, const std::string &name) {
             } else if (k == "heatmaprounds") {
                 c.heat_map.rounds =
                     static_cast<uint32_t>(parse_count(value, key, "a number of settle rounds", 1, kMaxHeatRounds, "2"));
+            } else if (k == "heatmapsettleinterval") {
+                c.heat_settle_interval_s =
+                    static_cast<uint32_t>(parse_count(value, key, "a number of seconds", 1, 3600, "30"));
+            } else if (k == "heatmapreportinterval") {
+                c.heat_report_interval_s =
+                    static_cast<uint32_t>(parse_count(value, key, "a number of seconds", 0, 3600, "10"));
+            } else if (k == "heatmapprobeblades") {
+                c.heat_probe_blades = static_cast<uint32_t>(
+                    parse_count(value, key, "a number of blades", 1, kMaxLatencyReportEntries, "8"));
+            } else if (k == "heatmapbeyondbound") {
+                std::string v = lower(value);
+                if (v == "none")
+                    c.beyond_bound_policy = BeyondBoundPolicy::None;
+                else if (v == "notify")
+                    c.beyond_bound_policy = BeyondBoundPolicy::Notify;
+                else if (v == "requeue")
+                    c.beyond_bound_policy = BeyondBoundPolicy::Requeue;
+                else
+                    throw InputError(name, where, "HeatMapBeyondBound=" + value + " is unknown",
+                                     "use none (the default), notify or requeue");
+            } else if (k == "heatmapmetriccells") {
+                // Per-cell series of /metrics at most: Prometheus's label count stays bounded.
+                c.heat_metric_cells =
+                    static_cast<uint32_t>(parse_count(value, key, "a number of cells", 0, kMaxHeatMetricCells, "256"));
+            } else if (k == "checkpointshare") {
+                // "0.5", or "spine:0.25,leaf:0.5" (tiers of the fabric's links), or both mixed:
+                // a bare number is the share of every tier not named.
+                auto share_of = [&](const std::string &t) {
+                    char *end = nullptr;
+                    double v = std::strtod(t.c_str(), &end);
+                    if (t.empty() || *end || !(v > 0 && v <= 1))
+                        throw InputError(name, where, key + "=" + value + ": \"" + t + "\" is not a share",
+                                         "give a number above 0 and at most 1 per link tier, e.g. "
+                                         "CheckpointShare=0.5 or CheckpointShare=spine:0.25,leaf:0.5");
+                    return v;
+                };
+                c.placement.checkpoint.by_tier.clear();
+                std::stringstream items(value);
+                std::string item;
+                while (std::getline(items, item, ',')) {
+                    item = trim(item);
+                    size_t colon = item.find(':');
+                    if (colon == std::string::npos) {
+                        c.placement.checkpoint.share = share_of(item);
+                        continue;
+                    }
+                    std::string tier = trim(item.substr(0, colon));
+                    if (tier.empty())
+                        throw InputError(name, where, key + "=" + value + " names an empty tier",
+                                         "write tier:share, e.g. spine:0.25");
+                    c.placement.checkpoint.by_tier.push_back({tier, share_of(trim(item.substr(colon + 1)))});
+                }
+            } else if (k == "checkpointslot") {
+                c.placement.checkpoint.slot_s = parse_count(value, key, "a number of seconds", 1, 3600, "10");
+            } else if (k == "checkpointcycle") {
+                int64_t cycle = parse_hot_wait(value, key);
+                if (cycle <= 0 || cycle > 7 * 86400)
+                    throw InputError(name, where, key + "=" + value + " is not a cycle",
+                                     "give a time up to 7 days, e.g. CheckpointCycle=4h (the longest period granted)");
+                c.placement.checkpoint.cycle_s = cycle;
             } else if (k == "licensehot" || k == "licensecold") {
                 // Slurm's license names: letters, digits, '_' and '-' (no ':' or ',').
                 bool shape = value.size() < 64 && std::all_of(value.begin(), value.end(), [](unsigned char ch) {
@@ -233,7 +304,9 @@ Config parse_config(const std::string &text, const std::string &name) {
                     "WeightLatency, WeightHeadroom, WeightPacking, WeightLoad, WeightColdPressure, "
                     "HotBladeOrder, BladeFailurePolicy, InventoryCheckInterval, PlanDepth, StatusPort, StatusAddress, "
                     "LicenseHot, LicenseCold, MetricsPort, HeatMapFigure, HeatMapSamples, HeatMapWindow, "
-                    "HeatMapStale, HeatMapHysteresis, HeatMapRounds");
+                    "HeatMapStale, HeatMapHysteresis, HeatMapRounds, HeatMapSettleInterval, HeatMapReportInterval, "
+                    "HeatMapProbeBlades, HeatMapBeyondBound, HeatMapMetricCells, CheckpointShare, CheckpointSlot, "
+                    "CheckpointCycle");
             }
         } catch (const InputError &e) {
             if (!e.file().empty()) throw;
@@ -245,6 +318,13 @@ Config parse_config(const std::string &text, const std::string &name) {
                          "DefaultHotWait=" + format_hot_wait(c.placement.default_hot_wait_s) +
                              " is longer than MaxHotWait=" + format_hot_wait(c.placement.max_hot_wait_s),
                          "give a DefaultHotWait no longer than MaxHotWait, or hard");
+    const CheckpointSettings &ck = c.placement.checkpoint;
+    if (ck.cycle_s % ck.slot_s != 0 || ck.cycle_s / ck.slot_s > 100000)
+        throw InputError(name, "CheckpointCycle",
+                         "CheckpointCycle=" + format_hot_wait(ck.cycle_s) +
+                             " is not a whole number of CheckpointSlot=" + std::to_string(ck.slot_s) +
+                             "s slots, at most 100000",
+                         "give a cycle that is a multiple of the slot, e.g. CheckpointSlot=10 and CheckpointCycle=4h");
     if (c.fabric_file.empty())
         throw InputError(name, "", "FabricFile is not set", "add FabricFile=/etc/slurm/fabric.json");
     if (c.inventory_file.empty())

@@ -10,6 +10,12 @@ namespace morpheus {
 enum class BladeFailurePolicy : uint8_t { Requeue, Signal, None };
 const char *policy_name(BladeFailurePolicy p);
 
+// What slurmctld does with a running job whose hot memory the live heat map now measures
+// beyond its bound (HeatMapBeyondBound=): flag it only, also signal it (SIGUSR1), or requeue
+// it where the job allows (else signal it).
+enum class BeyondBoundPolicy : uint8_t { None, Notify, Requeue };
+const char *beyond_bound_policy_name(BeyondBoundPolicy p);
+
 struct Config {
     std::string source;  // the file read ("" for defaults)
     std::string fabric_file;  // absolute, or relative to the config file's directory
@@ -33,7 +39,18 @@ struct Config {
     // The live fabric heat map (HeatMapFigure, HeatMapSamples, HeatMapWindow, HeatMapStale,
     // HeatMapHysteresis, HeatMapRounds).
     HeatMapSettings heat_map;
+    // How slurmctld runs the heat map (issue 29): a settle round every HeatMapSettleInterval
+    // seconds; a node's report accepted at most once per HeatMapReportInterval seconds (0: no
+    // limit); each node probes its pod's HeatMapProbeBlades nearest blades.
+    uint32_t heat_settle_interval_s = 30;
+    uint32_t heat_report_interval_s = 10;
+    uint32_t heat_probe_blades = 8;
+    BeyondBoundPolicy beyond_bound_policy = BeyondBoundPolicy::None;
+    // /metrics exports per-cell series for at most this many cells of the heat map, those
+    // measured farthest off their static latency (HeatMapMetricCells; 0: none).
+    uint32_t heat_metric_cells = 256;
 };
+constexpr uint32_t kMaxHeatMetricCells = 100000;
 
 // Reads the whole file, validating every key; throws InputError naming the file, the line and
 // the fix. Unknown keys are errors. Relative file paths resolve against the file's directory.

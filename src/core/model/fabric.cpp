@@ -42,6 +42,12 @@ int Fabric::blade_index(const std::string &blade) const {
     return v >= 0 && kind_of(v) == VertexKind::Blade ? v - static_cast<int>(pods.size() + switches.size()) : -1;
 }
 
+int Fabric::link_tier_index(const std::string &tier) const {
+    for (size_t i = 0; i < link_tiers.size(); ++i)
+        if (link_tiers[i].name == tier) return static_cast<int>(i);
+    return -1;
+}
+
 uint32_t Fabric::gpu_count() const {
     uint64_t n = 0;  // at most kMaxNodes x kMaxGpusPerNode: no overflow in 64 bits
     for (const Pod &p : pods) n += uint64_t{p.node_count} * p.gpus_per_node;
@@ -94,7 +100,7 @@ Fabric build(const JsonDocument &doc) {
     f.source = doc.file();
     JsonValue root = doc.root();
     if (!root.is_object()) root.fail("a fabric map must be a JSON object");
-    root.expect_keys({"version", "name", "pods", "switches", "blades", "links"});
+    root.expect_keys({"version", "name", "pods", "switches", "blades", "links", "link_tiers", "bulk_traffic"});
     if (root.has("version") && root.member("version").as_count() != 1)
         root.member("version").fail("unsupported version", "use \"version\": 1");
     f.name = root.string_or("name", "");
@@ -155,16 +161,50 @@ Fabric build(const JsonDocument &doc) {
             declare(s.member("name"), sw.name);
             f.switches.push_back(std::move(sw));
         }
+    std::vector<std::string> declared_domain;
     for (const JsonValue &b : root.member("blades").elements()) {
-        b.expect_keys({"name"});
+        b.expect_keys({"name", "failure_domain"});
         Blade blade{b.member("name").as_string()};
         declare(b.member("name"), blade.name);
+        std::string domain;
+        if (b.has("failure_domain")) {
+            domain = b.member("failure_domain").as_string();
+            check_name(b.member("failure_domain"), domain);
+        }
+        declared_domain.push_back(domain);
         f.blades.push_back(std::move(blade));
     }
     f.build_indexes();
 
+    if (root.has("link_tiers"))
+        for (const JsonValue &t : root.member("link_tiers").elements(1024, "link tiers")) {
+            t.expect_keys({"name", "bandwidth"});
+            LinkTier tier{t.member("name").as_string(), 0};
+            check_name(t.member("name"), tier.name);
+            if (f.link_tier_index(tier.name) >= 0)
+                t.member("name").fail("link tier \"" + tier.name + "\" is declared twice", "declare each tier once");
+            if (t.has("bandwidth")) {
+                tier.bandwidth_gbps = t.member("bandwidth").as_number();
+                if (!(tier.bandwidth_gbps > 0))
+                    t.member("bandwidth").fail("bandwidth must be positive (Gb/s)", "e.g. \"bandwidth\": 400");
+            }
+            f.link_tiers.push_back(std::move(tier));
+        }
+    if (root.has("bulk_traffic")) {
+        JsonValue bt = root.member("bulk_traffic");
+        bt.expect_keys({"service_level", "traffic_class"});
+        if (bt.has("service_level")) f.bulk_service_level = static_cast<int>(bt.member("service_level").as_count(15));
+        if (bt.has("traffic_class")) f.bulk_traffic_class = static_cast<int>(bt.member("traffic_class").as_count(255));
+    }
+    auto tier_of = [&](const std::string &name) {
+        int i = f.link_tier_index(name);
+        if (i >= 0) return static_cast<uint32_t>(i);
+        f.link_tiers.push_back(LinkTier{name, 0});
+        return static_cast<uint32_t>(f.link_tiers.size() - 1);
+    };
+
     for (const JsonValue &l : root.member("links").elements()) {
-        l.expect_keys({"from", "to", "latency", "bandwidth"});
+        l.expect_keys({"from", "to", "latency", "bandwidth", "tier"});
         Link link;
         link.where = l.path();
         std::string a = l.member("from").as_string(), b = l.member("to").as_string();
@@ -179,11 +219,42 @@ Fabric build(const JsonDocument &doc) {
         link.from = static_cast<uint32_t>(va);
         link.to = static_cast<uint32_t>(vb);
         link.latency_ns = l.member("latency").as_latency();
-        link.bandwidth_gbps = l.member("bandwidth").as_number();
-        if (!(link.bandwidth_gbps > 0))
-            l.member("bandwidth").fail("bandwidth must be positive (Gb/s)", "e.g. \"bandwidth\": 400");
+        std::string tier;
+        if (l.has("tier")) {
+            tier = l.member("tier").as_string();
+            check_name(l.member("tier"), tier);
+        } else {
+            auto switch_tier = [&](uint32_t v) {
+                return f.kind_of(v) == VertexKind::Switch ? f.switches[v - f.pods.size()].tier : std::string();
+            };
+            tier = switch_tier(link.to);
+            if (tier.empty()) tier = switch_tier(link.from);
+            if (tier.empty() || bad_name_byte(tier) >= 0) tier = "default";
+        }
+        link.tier = tier_of(tier);
+        if (l.has("bandwidth")) {
+            link.bandwidth_gbps = l.member("bandwidth").as_number();
+            if (!(link.bandwidth_gbps > 0))
+                l.member("bandwidth").fail("bandwidth must be positive (Gb/s)", "e.g. \"bandwidth\": 400");
+        } else {
+            link.bandwidth_gbps = f.link_tiers[link.tier].bandwidth_gbps;
+            if (!(link.bandwidth_gbps > 0))
+                l.fail("link has no bandwidth and its tier \"" + tier + "\" gives none",
+                       "add \"bandwidth\": 400 (Gb/s) to the link, or to the tier in \"link_tiers\"");
+        }
         f.links.push_back(std::move(link));
     }
+    // Failure domains: declared, else the first switch the blade links to, else the blade.
+    f.blade_domain.assign(f.blades.size(), "");
+    for (size_t b = 0; b < f.blades.size(); ++b) f.blade_domain[b] = declared_domain[b];
+    for (const Link &l : f.links)
+        for (auto [end, other] : {std::make_pair(l.from, l.to), std::make_pair(l.to, l.from)})
+            if (f.kind_of(end) == VertexKind::Blade && f.kind_of(other) == VertexKind::Switch) {
+                std::string &d = f.blade_domain[end - f.blade_vertex(0)];
+                if (d.empty()) d = "switch:" + f.vertex_name(other);
+            }
+    for (size_t b = 0; b < f.blades.size(); ++b)
+        if (f.blade_domain[b].empty()) f.blade_domain[b] = "blade:" + f.blades[b].name;
     return f;
 }
 

@@ -32,7 +32,17 @@ struct Link {
     uint32_t from = 0, to = 0;  // vertex ids
     uint64_t latency_ns = 0;
     double bandwidth_gbps = 0;
+    // The link's tier (what morpheus.conf's CheckpointShare is set per): the link's own
+    // "tier", else the tier of the switch it goes to, else of the switch it comes from, else
+    // "default" (morpheus-fabric(5)). An index into Fabric::link_tiers.
+    uint32_t tier = 0;
     std::string where;  // JSON path, for messages
+};
+
+// A tier of links: its name and the bandwidth a link of it has when the link gives none.
+struct LinkTier {
+    std::string name;
+    double bandwidth_gbps = 0;  // 0: none given, every link of the tier must give its own
 };
 
 // What one fabric may hold. Past these, loading alone would take minutes or gigabytes (the
@@ -55,8 +65,17 @@ public:
     std::vector<Switch> switches;
     std::vector<Blade> blades;
     std::vector<Link> links;
+    std::vector<LinkTier> link_tiers;  // declared ones first, then those links name or imply
+    // Where the fabric puts bulk (checkpoint) traffic, when it says: the InfiniBand service
+    // level and the traffic class (RoCE / IB TClass) a job's checkpoint flows should use; -1:
+    // not said ("bulk_traffic" in morpheus-fabric(5)).
+    int bulk_service_level = -1;
+    int bulk_traffic_class = -1;
     std::vector<std::string> node_names;
     std::vector<uint32_t> node_pod;
+    // Per blade: the failure domain it shares with others (a blade's "failure_domain", else the
+    // first switch it links to, else its own name): checkpoint replicas go to different ones.
+    std::vector<std::string> blade_domain;
 
     uint32_t vertex_count() const { return static_cast<uint32_t>(pods.size() + switches.size() + blades.size()); }
     uint32_t pod_vertex(uint32_t pod) const { return pod; }
@@ -69,6 +88,7 @@ public:
     int pod_index(const std::string &pod) const;
     int blade_index(const std::string &blade) const;
     int vertex_index(const std::string &name) const;
+    int link_tier_index(const std::string &tier) const;  // -1: no link has it
 
     uint32_t gpu_count() const;
 

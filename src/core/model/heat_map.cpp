@@ -92,12 +92,22 @@ void HeatMap::rebase(const LatencyTable &table, const HeatMapSettings &settings)
         }
 }
 
-HeatReport HeatMap::report(uint32_t node, uint32_t blade, uint64_t latency_ns, int64_t now) {
+HeatReport HeatMap::check(uint32_t node, uint32_t blade, uint64_t latency_ns, int64_t now) const {
     if (node >= node_pod_.size()) return HeatReport::UnknownNode;
     if (blade >= blades_) return HeatReport::UnknownBlade;
     if (latency_ns == 0 || latency_ns > kMaxMeasuredLatencyNs) return HeatReport::BadLatency;
     if (now < 0 || now > std::numeric_limits<uint32_t>::max()) return HeatReport::BadTime;
     if (static_[size_t(node_pod_[node]) * blades_ + blade] == kUnreachable) return HeatReport::NoPath;
+    const int k = slot(nodes_[node], blade);
+    if (k >= 0) {
+        const Window &w = nodes_[node].windows[size_t(k)];
+        if (w.stored && now + settings_.window_s < int64_t(w.newest)) return HeatReport::TooOld;
+    }
+    return HeatReport::Accepted;
+}
+
+HeatReport HeatMap::report(uint32_t node, uint32_t blade, uint64_t latency_ns, int64_t now) {
+    if (HeatReport r = check(node, blade, latency_ns, now); r != HeatReport::Accepted) return r;
     const uint32_t n = settings_.samples;
     NodeWindows &nw = nodes_[node];
     int k = slot(nw, blade);
@@ -110,7 +120,6 @@ HeatReport HeatMap::report(uint32_t node, uint32_t blade, uint64_t latency_ns, i
     }
     Window &w = nw.windows[size_t(k)];
     const uint32_t at = static_cast<uint32_t>(now);
-    if (w.stored && int64_t(at) + settings_.window_s < int64_t(w.newest)) return HeatReport::TooOld;
     Sample *ring = &nw.samples[size_t(k) * n];
     const Sample s{static_cast<uint32_t>(latency_ns), at};
     if (w.stored < n) {
@@ -147,20 +156,19 @@ bool HeatMap::fresh(const Window &w, int64_t now) const {
     return w.stored > 0 && now - int64_t(w.newest) <= settings_.stale_s;
 }
 
-HeatCell HeatMap::cell(uint32_t pod, uint32_t blade, int64_t now) const {
+HeatMap::NodeFigure HeatMap::node_figure(uint32_t blade, const Window &w, int64_t now) const {
+    return {blade, w.p50, w.p99, w.counted, std::max<int64_t>(0, now - int64_t(w.newest)), fresh(w, now)};
+}
+
+HeatCell HeatMap::combine(const NodeFigure *first, const NodeFigure *last) {
     HeatCell c;
     std::vector<uint32_t> p50, p99;
-    for (uint32_t node = pod_first_[pod]; node < pod_first_[pod] + pod_nodes_[pod]; ++node) {
-        const NodeWindows &nw = nodes_[node];
-        const int k = slot(nw, blade);
-        if (k < 0) continue;
-        const Window &w = nw.windows[size_t(k)];
-        int64_t age = std::max<int64_t>(0, now - int64_t(w.newest));
-        c.age_s = c.age_s < 0 ? age : std::min(c.age_s, age);
-        if (!fresh(w, now)) continue;
-        p50.push_back(w.p50);
-        p99.push_back(w.p99);
-        c.count += w.counted;
+    for (const NodeFigure *n = first; n != last; ++n) {
+        c.age_s = c.age_s < 0 ? n->age_s : std::min(c.age_s, n->age_s);
+        if (!n->fresh) continue;
+        p50.push_back(n->p50);
+        p99.push_back(n->p99);
+        c.count += n->counted;
         ++c.nodes;
     }
     if (c.nodes) {
@@ -169,6 +177,34 @@ HeatCell HeatMap::cell(uint32_t pod, uint32_t blade, int64_t now) const {
         c.p99 = lower_median(p99);
     }
     return c;
+}
+
+HeatCell HeatMap::cell(uint32_t pod, uint32_t blade, int64_t now) const {
+    std::vector<NodeFigure> seen;
+    for (uint32_t node = pod_first_[pod]; node < pod_first_[pod] + pod_nodes_[pod]; ++node) {
+        const NodeWindows &nw = nodes_[node];
+        const int k = slot(nw, blade);
+        if (k >= 0) seen.push_back(node_figure(blade, nw.windows[size_t(k)], now));
+    }
+    return combine(seen.data(), seen.data() + seen.size());
+}
+
+std::vector<std::pair<uint32_t, HeatCell>> HeatMap::measured_cells(uint32_t pod, int64_t now) const {
+    std::vector<NodeFigure> seen;
+    for (uint32_t node = pod_first_[pod]; node < pod_first_[pod] + pod_nodes_[pod]; ++node) {
+        const NodeWindows &nw = nodes_[node];
+        for (size_t k = 0; k < nw.blades.size(); ++k) seen.push_back(node_figure(nw.blades[k], nw.windows[k], now));
+    }
+    std::stable_sort(seen.begin(), seen.end(),
+                     [](const NodeFigure &a, const NodeFigure &b) { return a.blade < b.blade; });
+    std::vector<std::pair<uint32_t, HeatCell>> out;
+    for (size_t a = 0; a < seen.size();) {
+        size_t b = a;
+        while (b < seen.size() && seen[b].blade == seen[a].blade) ++b;
+        out.emplace_back(seen[a].blade, combine(seen.data() + a, seen.data() + b));
+        a = b;
+    }
+    return out;
 }
 
 // Per pod, the fresh windows of its nodes, grouped by blade: the work follows the windows

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fabric.hpp"
@@ -32,6 +33,8 @@ constexpr uint32_t kMaxHeatSamples = 1024;
 constexpr uint32_t kMaxHeatRounds = 100;
 // A load-to-use latency past 10 ms is a broken probe, not memory: refused, like 0.
 constexpr uint64_t kMaxMeasuredLatencyNs = 10000000;
+// Entries in one node's report (status op report_latency): more is refused whole.
+constexpr uint32_t kMaxLatencyReportEntries = 256;
 
 // What became of one report; anything but Accepted left the map unchanged.
 enum class HeatReport : uint8_t { Accepted, UnknownNode, UnknownBlade, NoPath, BadLatency, BadTime, TooOld };
@@ -59,7 +62,16 @@ public:
     // window keeps at most HeatMapSamples samples (the oldest goes), and a node x blade window
     // exists only once that node has reported that blade.
     HeatReport report(uint32_t node, uint32_t blade, uint64_t latency_ns, int64_t now);
+    // What report() would answer, changing nothing: a batch is checked whole before any of it
+    // is taken.
+    HeatReport check(uint32_t node, uint32_t blade, uint64_t latency_ns, int64_t now) const;
     HeatCell cell(uint32_t pod, uint32_t blade, int64_t now) const;
+    // Every cell of `pod` that some node has measured, fresh or not, by blade (ascending), each
+    // as cell() gives it: one pass over the pod's windows, so a view of the whole map costs
+    // what a settle round does, not pods x blades x nodes.
+    std::vector<std::pair<uint32_t, HeatCell>> measured_cells(uint32_t pod, int64_t now) const;
+    // The fabric file's latency of the cell (the prior), kUnreachable without a path.
+    uint32_t static_latency(uint32_t pod, uint32_t blade) const { return static_[size_t(pod) * blades_ + blade]; }
     uint32_t figure(const HeatCell &c) const { return settings_.figure == HeatFigure::P50 ? c.p50 : c.p99; }
 
     // One settle round: a cell's published value becomes its measured figure once the two have
@@ -110,6 +122,14 @@ private:
     // One settle round's step for cell i, whose fresh figure is `measured`; true if published.
     bool step(size_t i, uint32_t measured);
     bool fresh(const Window &w, int64_t now) const;
+    // One node's window of a cell, as cell() and measured_cells() combine them.
+    struct NodeFigure {
+        uint32_t blade, p50, p99, counted;
+        int64_t age_s;
+        bool fresh;
+    };
+    NodeFigure node_figure(uint32_t blade, const Window &w, int64_t now) const;
+    static HeatCell combine(const NodeFigure *first, const NodeFigure *last);
 
     HeatMapSettings settings_;
     uint32_t blades_ = 0;

@@ -70,6 +70,7 @@ Reservation reservation_of(const ClusterModel &m, uint64_t job_id, uint32_t uid,
     r.pods = placement.pods;
     r.segments = placement.segments;
     r.hot_latency_bound_ns = placement.hot_latency_bound_ns;
+    r.checkpoint = placement.checkpoint;
     r.nodes.reserve(nodes.size());
     for (uint32_t n : nodes) r.nodes.push_back(m.fabric().node_names[n]);
     return r;

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "cluster_model.hpp"
@@ -17,8 +18,24 @@ namespace morpheus {
 
 // Hot bytes of the reservation beyond its bound (0: all inside, or nothing hot).
 uint64_t hot_beyond_bound(const Reservation &r);
-// A move is under way (the reservation holds Incoming segments).
+// A move is under way (the reservation holds Incoming segments); for the pod's share of it.
 bool moving(const Reservation &r);
+bool moving_pod(const Reservation &r, uint32_t pod);
+// A hot segment beyond the bound whose pod's share is moving: it is freed when the move ends.
+bool leaving(const Reservation &r, const Segment &s);
+uint64_t bytes_leaving(const Reservation &r);
+
+// Hot memory placed inside the job's bound that the live heat map now measures beyond it
+// (issue 29): the segment whose blade is furthest past the bound by `table`'s latency now.
+struct LiveOverrun {
+    uint32_t blade = 0, pod = 0;
+    uint32_t live_ns = 0;  // the pod x blade latency placement uses now
+    uint32_t placed_ns = 0;  // the segment's latency when it was placed
+    uint64_t bound_ns = 0;
+};
+std::optional<LiveOverrun> hot_beyond_live_bound(const LatencyTable &table, const Reservation &r);
+// "hot on blade3 now 450ns from pod1, bound 300ns (placed at 280ns)": fits morpheus jobs' reason column.
+std::string live_overrun_words(const Fabric &f, const LiveOverrun &o);
 
 struct MovePlan {
     uint64_t job_id = 0;
@@ -27,17 +44,21 @@ struct MovePlan {
     double seconds = 0;  // the copy over the paths' bottleneck bandwidth, old blade to new
 };
 
-// In-bound hot memory now for everything of `r` beyond its bound, beside what the ledger holds
-// (the job's own old region included): nullopt when it does not all fit yet.
-std::optional<MovePlan> find_move(const ClusterModel &model, const Ledger &ledger, const Reservation &r);
+// In-bound hot memory now for what of `r` lies beyond its bound, beside what the ledger holds
+// (the job's own old region included), pod by pod: every pod whose share fits now moves (a
+// partial move; the others wait for a later one); nullopt when no pod's share fits yet.
+// `taken`: targets of other moves planned beside it, not yet in the ledger.
+std::optional<MovePlan> find_move(const ClusterModel &model, const Ledger &ledger, const Reservation &r,
+                                  const std::vector<Segment> &taken = {});
 
 // Moves to begin now, oldest reservation first, so that at most `max_moves` are under way
-// (those already moving count); each one's target is reserved in a copy of the ledger before
-// the next is looked for, so two moves never take the same bytes.
+// (those already moving count); each one's target counts as taken when the next is looked for,
+// so two moves never take the same bytes (and the ledger is never copied).
 std::vector<MovePlan> plan_moves(const ClusterModel &model, const Ledger &ledger, uint32_t max_moves);
 
 // The reservation with the move begun (the target added as Incoming), done (the target is the
-// job's hot memory, the old hot memory beyond the bound gone), or given up (the target gone).
+// job's hot memory, the moving pods' old hot memory beyond the bound gone; other pods' stays
+// for a later move), or given up (the target gone).
 Reservation begin_move(const Reservation &r, const MovePlan &move);
 Reservation finish_move(const Reservation &r);
 Reservation abandon_move(const Reservation &r);

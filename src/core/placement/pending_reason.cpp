@@ -27,7 +27,9 @@ std::string pending_reason(const ClusterModel &m, const Request &req, const Deci
     // Memory first: it is what Morpheus adds; nodes busy is what every job waits for.
     std::string s;
     const auto &pods = m.fabric().pods;
-    if (hot) {
+    if (!d.checkpoint_why.empty()) {
+        s = "checkpoint: " + d.checkpoint_why;
+    } else if (hot) {
         s = "hot memory in " + format_latency(bound) + ": " + pods[hot->pod].name + " has " +
             format_size(hot->hot_free_in_bound) + " of " + format_size(hot->hot_needed);
         if (hot->hot_unusable_in_bound) s += "; more on failed or draining";

@@ -4,6 +4,8 @@
 // hot first, persistent memory before DRAM. Ties always break by index, so runs repeat exactly.
 #include "placement.hpp"
 
+#include "checkpoint.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -370,8 +372,9 @@ bool span_pods(const ClusterModel &m, const Ledger &l, const Request &req, const
 }  // namespace
 
 bool assign_hot(const ClusterModel &m, const Ledger &l, const std::vector<std::pair<uint32_t, uint64_t>> &pod_bytes,
-                uint64_t bound, std::vector<Segment> &out) {
+                uint64_t bound, std::vector<Segment> &out, const std::vector<Segment> &taken) {
     Overlay o;
+    for (const Segment &s : taken) o.take(s.blade, s.tier, s.bytes);
     out.clear();
     for (const auto &[pod, bytes] : pod_bytes)
         if (!take_hot(m, l, o, PodShare{pod, 0}, bytes, bound, out)) return false;
@@ -437,7 +440,8 @@ std::string oversized(const ClusterModel &m, const Request &req) {
         hot = saturating_add(hot, stock.capacity[static_cast<size_t>(Tier::Dram)]);
         cold = saturating_add(cold, saturating_add(stock.capacity[0], stock.capacity[1]));
     }
-    return oversized_request(req, fewest, hot, cold);
+    std::string memory = oversized_request(req, fewest, hot, cold);
+    return memory.empty() ? checkpoint_problem(m, req) : memory;
 }
 
 Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<uint8_t> *free_nodes,
@@ -502,8 +506,45 @@ Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req,
 
 }  // namespace
 
+namespace {
+Decision decide_memory(const ClusterModel &m, const Ledger &l, const Request &req,
+                       const std::vector<uint8_t> &free_nodes, const std::vector<uint8_t> *allowed_nodes);
+}
+
 Decision decide(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<uint8_t> &free_nodes,
-                const std::vector<uint8_t> *allowed_nodes) {
+                const std::vector<uint8_t> *allowed_nodes, const LinkBook *links) {
+    Decision d = decide_memory(m, l, req, free_nodes, allowed_nodes);
+    if (d.verdict != Verdict::Placed || !req.wants_checkpoint() || !links) return d;
+    // The region beside the memory just chosen: pmem the placement takes counts as taken.
+    Ledger with = l;
+    Reservation mine;
+    mine.job_id = req.job_id ? req.job_id : UINT64_MAX;
+    mine.pods = d.placement.pods;
+    mine.segments = d.placement.segments;
+    const Ledger *against = &l;
+    if (!mine.segments.empty()) {
+        with.release(mine.job_id);
+        if (with.reserve(mine, m.inventory())) against = &with;
+    }
+    CheckpointGrant g;
+    std::string why;
+    if (!plan_checkpoint(m, *against, *links, req, d.placement.pods, g, &why)) {
+        d.verdict = Verdict::Pending;
+        d.checkpoint_why = why;
+        d.reason = "checkpoint: " + why + " (memory and nodes fit: " + d.reason + ")";
+        return d;
+    }
+    d.placement.segments.insert(d.placement.segments.end(), g.stripes.begin(), g.stripes.end());
+    d.placement.checkpoint = g.hold;
+    d.placement.checkpoint_note = g.note;
+    d.reason += "; checkpoint " + format_size(req.ckpt_bytes) + " every " + format_hot_wait(g.hold.period_s) +
+                ", window at +" + format_hot_wait(g.hold.phase_s) + " for " + format_hot_wait(g.hold.length_s);
+    return d;
+}
+
+namespace {
+Decision decide_memory(const ClusterModel &m, const Ledger &l, const Request &req,
+                       const std::vector<uint8_t> &free_nodes, const std::vector<uint8_t> *allowed_nodes) {
     const std::vector<uint8_t> *offered = &free_nodes;
     std::vector<uint8_t> usable;
     if (allowed_nodes) {
@@ -528,6 +569,7 @@ Decision decide(const ClusterModel &m, const Ledger &l, const Request &req, cons
                  format_latency(effective_bound(m, req)) + " (up to " + format_latency(farthest) + "): " + far.reason;
     return far;
 }
+}  // namespace
 
 Decision feasibility(const ClusterModel &m, const Request &req, const std::vector<uint8_t> *allowed_nodes) {
     Ledger empty(m.fabric().blades.size());

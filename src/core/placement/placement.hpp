@@ -8,6 +8,7 @@
 
 #include "cluster_model.hpp"
 #include "ledger.hpp"
+#include "link_book.hpp"
 #include "request.hpp"
 
 namespace morpheus {
@@ -38,6 +39,10 @@ struct Placement {
     std::vector<Segment> segments;
     uint64_t hot_latency_bound_ns = 0;
     double score = 0;
+    // The checkpoint window granted with the region (its stripes are in `segments`, Use::
+    // Checkpoint), when the request checkpoints and decide() was given the link book.
+    CheckpointHold checkpoint;
+    std::string checkpoint_note;  // a period other than the one asked, and why
 };
 
 struct Decision {
@@ -45,6 +50,9 @@ struct Decision {
     std::string reason;  // one line: why placed here, or why not
     Placement placement;  // set when Placed
     std::vector<PodAssessment> pods;  // every pod, best first, ruled-out pods last
+    // Pending because the checkpoint could not be granted on the chosen pods (the memory and
+    // nodes fit): what is short, a link's share or persistent memory.
+    std::string checkpoint_why;
 };
 
 // Ranks pods and, when one (or several, if no single pod fits) can take the job, chooses its
@@ -52,8 +60,12 @@ struct Decision {
 // `allowed_nodes` (nullptr: every node): the nodes Slurm lets the job use at all (its required
 // node list, exclusions, partition); a pod with none of them is not a candidate, so neither
 // the reason nor the explanation names it.
+// `links` (nullptr: checkpoints are not checked): the booked flush windows; a request that
+// checkpoints is then Placed only when its region and a window can be granted on the chosen
+// pods (the grant in Placement::checkpoint), else Pending with Decision::checkpoint_why.
 Decision decide(const ClusterModel &model, const Ledger &ledger, const Request &req,
-                const std::vector<uint8_t> &free_nodes, const std::vector<uint8_t> *allowed_nodes = nullptr);
+                const std::vector<uint8_t> &free_nodes, const std::vector<uint8_t> *allowed_nodes = nullptr,
+                const LinkBook *links = nullptr);
 
 // Would the request fit an empty cluster with every node free and every blade in service?
 // Verdict::Impossible (with the reason) when not. `allowed_nodes` (one flag per fabric node):
@@ -73,8 +85,11 @@ bool assign_blades(const ClusterModel &model, const Ledger &ledger, const Reques
 // Hot memory only, `need` bytes for each pod of `pod_bytes` (pod, bytes), inside `bound`, chosen
 // as assign_blades() chooses (cheapest first, striped). What a move takes (move.hpp): the bytes
 // of a running job's hot memory that lie beyond its bound. False when it does not all fit.
+// `taken`: segments chosen already but not in the ledger (other moves planned in the same
+// pass), counted as taken, so a pass plans several moves without copying the ledger.
 bool assign_hot(const ClusterModel &model, const Ledger &ledger,
-                const std::vector<std::pair<uint32_t, uint64_t>> &pod_bytes, uint64_t bound, std::vector<Segment> &out);
+                const std::vector<std::pair<uint32_t, uint64_t>> &pod_bytes, uint64_t bound, std::vector<Segment> &out,
+                const std::vector<Segment> &taken = {});
 
 // The first free nodes of each pod share (what the simulator and `morpheus place` allocate).
 std::vector<uint32_t> choose_nodes(const ClusterModel &model, const std::vector<PodShare> &pods,

@@ -50,11 +50,20 @@ std::string munge_authenticate(const std::string &line, Credential &out) {
     int len = 0;
     uid_t uid;
     gid_t gid;
-    munge_err_t e = munge_decode(line.c_str(), nullptr, &payload, &len, &uid, &gid);
+    // A context, to read the encoding host's address afterwards (MUNGE_OPT_ADDR4).
+    munge_ctx_t ctx = munge_ctx_create();
+    munge_err_t e = munge_decode(line.c_str(), ctx, &payload, &len, &uid, &gid);
     if (e != EMUNGE_SUCCESS) {
         std::free(payload);
+        munge_ctx_destroy(ctx);
         return munge_strerror(e);
     }
+    in_addr origin{};
+    char dotted[INET_ADDRSTRLEN] = "";
+    if (ctx && munge_ctx_get(ctx, MUNGE_OPT_ADDR4, &origin) == EMUNGE_SUCCESS && origin.s_addr != 0)
+        inet_ntop(AF_INET, &origin, dotted, sizeof dotted);
+    munge_ctx_destroy(ctx);
+    out.origin = dotted;
     out.uid = uid;
     out.payload.assign(static_cast<const char *>(payload), static_cast<size_t>(len));
     std::free(payload);
@@ -210,7 +219,7 @@ std::string StatusService::answer_http(const std::string &request) {
     if (method != "GET") return http_reply(405, "Method Not Allowed", "GET /metrics only\n");
     if (target != "/metrics") return http_reply(404, "Not Found", "GET /metrics only\n");
     try {
-        return http_reply(200, "OK", answer_(0, false, ""), "text/plain; version=0.0.4; charset=utf-8");
+        return http_reply(200, "OK", answer_(Credential{}, false), "text/plain; version=0.0.4; charset=utf-8");
     } catch (...) {
         return http_reply(500, "Internal Server Error", "internal error\n");
     }
@@ -255,7 +264,7 @@ void StatusService::on_request(Connection &c) {
     const auto &p = options_.privileged_uids;
     bool privileged = cred.uid == 0 || std::find(p.begin(), p.end(), cred.uid) != p.end();
     try {
-        c.out = answer_(cred.uid, privileged, cred.payload);
+        c.out = answer_(cred, privileged);
     } catch (...) {
         c.out = error_reply("internal error");
     }

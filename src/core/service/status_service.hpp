@@ -14,10 +14,13 @@
 
 namespace morpheus {
 
-// What one caller proved: its uid and the query it signed.
+// What one caller proved: its uid, the query it signed, and the host it signed it on.
 struct Credential {
     uint32_t uid = 0;
     std::string payload;
+    // The IPv4 address munged put in the credential (the encoding host's own, not the
+    // client's choice), dotted; "" when unknown. Node-only reports check it (node_addresses.hpp).
+    std::string origin;
 };
 
 struct StatusServiceOptions {
@@ -41,8 +44,8 @@ struct StatusServiceOptions {
 
 class StatusService {
 public:
-    // answer(uid, privileged, query_json) -> response JSON.
-    using Answer = std::function<std::string(uint32_t, bool, const std::string &)>;
+    // answer(caller, privileged) -> response JSON; caller.payload is the query.
+    using Answer = std::function<std::string(const Credential &, bool)>;
 
     // Binds options.address:options.port (throws InputError when it cannot) and starts the thread.
     StatusService(StatusServiceOptions options, Answer answer);

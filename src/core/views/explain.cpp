@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "checkpoint.hpp"
 #include "hostlist.hpp"
 #include "json_document.hpp"
 #include "status_model.hpp"
@@ -62,6 +63,35 @@ std::string segments_words(const Fabric &f, const std::vector<Segment> &segs, Us
     return s;
 }
 
+// Why the job's checkpoint window is where it is, or why none was found (morpheus explain).
+std::string checkpoint_explanation(const ClusterModel &m, const Request &req, const Decision &d) {
+    if (!req.wants_checkpoint()) return "";
+    const Fabric &f = m.fabric();
+    const CheckpointSettings &cs = m.settings().checkpoint;
+    std::string out;
+    if (d.verdict == Verdict::Placed && d.placement.checkpoint.period_s) {
+        const CheckpointHold &h = d.placement.checkpoint;
+        for (const Segment &g : d.placement.segments)
+            if (g.use == Use::Checkpoint)
+                out += "  ckpt  " + f.blades[g.blade].name + " pmem " + format_size(g.bytes) + " at " +
+                       format_latency(g.latency_ns) + " over " + gbps(m.latency().bandwidth(g.pod, g.blade)) + "\n";
+        out += "checkpoint window: every " + format_hot_wait(h.period_s) + " from +" + format_hot_wait(h.phase_s) +
+               " for " + format_hot_wait(h.length_s) + " (the flush alone on its paths at CheckpointShare)\n";
+        out += "  why there: the first whole CheckpointSlot (" + std::to_string(cs.slot_s) +
+               "s) of the period at which every link of the flush stays within its checkpoint share at every "
+               "instant of CheckpointCycle; earlier phases are held by other jobs' windows on a shared link\n";
+        if (!d.placement.checkpoint_note.empty()) out += "  " + d.placement.checkpoint_note + "\n";
+    } else if (!d.checkpoint_why.empty()) {
+        out += "checkpoint window: none: " + d.checkpoint_why + "\n";
+        out +=
+            "  every phase of the period was tried on the region's paths (and on regions routed around the "
+            "full link); the job waits until a window frees";
+        out += req.ckpt_period_max_s ? " (periods up to --ckpt-period-max were tried too)\n"
+                                     : " (--ckpt-period-max would let it take a longer period)\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string pod_names(const Fabric &f, const std::vector<PodShare> &pods) {
@@ -86,12 +116,14 @@ std::string explain_text(const ClusterModel &m, const Request &req, const Decisi
         for (const PodShare &s : p.pods)
             out += "  pod " + f.pods[s.pod].name + ": " + std::to_string(s.nodes) + " nodes\n";
         for (const Segment &g : p.segments) {
+            if (g.use == Use::Checkpoint) continue;  // below, with the window
             out += std::string("  ") + (g.use == Use::Hot ? "hot " : "cold") + "  " + f.blades[g.blade].name + " " +
                    tier_name(g.tier) + " " + format_size(g.bytes) + " at " + format_latency(g.latency_ns) + " over " +
                    gbps(m.latency().bandwidth(g.pod, g.blade));
             out += g.use == Use::Hot ? " (bound " + format_latency(bound) + ")\n" : "\n";
         }
     }
+    out += checkpoint_explanation(m, req, d);
     out += "pods considered (best first):\n";
     size_t shown = 0;
     for (const PodAssessment &a : d.pods) {
@@ -170,18 +202,70 @@ std::string decision_json(const ClusterModel &m, const Request &req, const Decis
     return document_text(root);
 }
 
-std::string reservation_summary(const Fabric &f, const Reservation &r) {
+namespace {
+
+// "blade1:600G,blade2:600G every 60s at +30s for 26s" and the region's state, for people.
+std::string checkpoint_words(const ClusterModel &m, const Reservation &r) {
+    const Fabric &f = m.fabric();
+    const CheckpointHold &h = r.checkpoint;
+    std::string s = " ckpt=" + segments_words(f, r.segments, Use::Checkpoint) +
+                    " window=" + format_hot_wait(h.phase_s) + "+" + format_hot_wait(h.length_s) + "/" +
+                    format_hot_wait(h.period_s);
+    RegionHealth health = region_health(m, r);
+    if (health.intact < health.copies)
+        s += health.intact ? " ckpt-copies=" + std::to_string(health.intact) + "/" + std::to_string(health.copies)
+                           : std::string(" CKPT-LOST");
+    if (h.waiting) s += " ckpt-kept-for-restart";
+    if (h.restarts) s += std::string(" restarted=") + std::to_string(h.restarts) + (h.restore ? ",restore" : ",lost");
+    return s;
+}
+
+std::string checkpoint_environment(const ClusterModel &m, const Reservation &r) {
+    const Fabric &f = m.fabric();
+    const CheckpointHold &h = r.checkpoint;
+    RegionHealth health = region_health(m, r);
+    std::string e;
+    e += MORPHEUS_ENV_CKPT_REGION "=" + segments_words(f, r.segments, Use::Checkpoint) + "\n";
+    e += MORPHEUS_ENV_CKPT_BYTES "=" + std::to_string(h.bytes) + "\n";
+    e += MORPHEUS_ENV_CKPT_COPIES "=" + std::to_string(health.intact) + "/" + std::to_string(h.replicas) + "\n";
+    e += MORPHEUS_ENV_CKPT_PERIOD "=" + std::to_string(h.period_s) + "\n";
+    e += MORPHEUS_ENV_CKPT_PHASE "=" + std::to_string(h.phase_s) + "\n";
+    e += MORPHEUS_ENV_CKPT_WINDOW "=" + std::to_string(h.length_s) + "\n";
+    // Told to restore only where a copy is there to read back, now.
+    const bool restore = h.restarts && h.restore && health.intact;
+    e += MORPHEUS_ENV_CKPT_RESTORE "=" + std::string(restore ? "1" : "0") + "\n";
+    if (restore) {
+        std::string from;
+        for (const Segment &g : health.intact_stripes) {
+            const std::string &name = f.blades[g.blade].name;
+            if (from.find(name) == std::string::npos) from += (from.empty() ? "" : ",") + name;
+        }
+        e += MORPHEUS_ENV_CKPT_RESTORE_FROM "=" + from + "\n";
+    }
+    if (h.restarts && !restore) e += MORPHEUS_ENV_CKPT_LOST "=1\n";
+    if (f.bulk_service_level >= 0) e += MORPHEUS_ENV_CKPT_IB_SL "=" + std::to_string(f.bulk_service_level) + "\n";
+    if (f.bulk_traffic_class >= 0)
+        e += MORPHEUS_ENV_CKPT_TRAFFIC_CLASS "=" + std::to_string(f.bulk_traffic_class) + "\n";
+    return e;
+}
+
+}  // namespace
+
+std::string reservation_summary(const ClusterModel &m, const Reservation &r) {
+    const Fabric &f = m.fabric();
     std::string s = "morpheus: pod=" + pod_names(f, r.pods);
     std::string hot = segments_words(f, r.segments, Use::Hot), cold = segments_words(f, r.segments, Use::Cold);
     if (!hot.empty()) s += " hot=" + hot;
     if (!cold.empty()) s += " cold=" + cold;
     std::string incoming = segments_words(f, r.segments, Use::Incoming);
     if (!incoming.empty()) s += " moving-to=" + incoming;
+    if (r.checkpoint.period_s) s += checkpoint_words(m, r);
     if (r.affected) s += " AFFECTED-BY-FAILED-BLADE";
     return s;
 }
 
-std::string reservation_environment(const Fabric &f, const Reservation &r) {
+std::string reservation_environment(const ClusterModel &m, const Reservation &r) {
+    const Fabric &f = m.fabric();
     // Names come from the validated fabric ([A-Za-z0-9._-]) and numbers from us, so every
     // value is shell-safe as it stands.
     uint64_t hot = 0, cold = 0;
@@ -215,6 +299,7 @@ std::string reservation_environment(const Fabric &f, const Reservation &r) {
         by_pod += (by_pod.empty() ? "" : ";") + f.pods[share.pod].name + "=" + compress_hostlist(names);
     }
     if (!by_pod.empty()) e += MORPHEUS_ENV_POD_NODES "=" + by_pod + "\n";
+    if (r.checkpoint.period_s) e += checkpoint_environment(m, r);
     return e;
 }
 

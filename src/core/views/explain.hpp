@@ -19,8 +19,10 @@ std::string decision_json(const ClusterModel &m, const Request &req, const Decis
 // The pods of a placement, "pod1,pod2".
 std::string pod_names(const Fabric &f, const std::vector<PodShare> &pods);
 // "pod=pod1 hot=blade1:64G@200ns cold=blade5:pmem:1T" for a Slurm job field.
-std::string reservation_summary(const Fabric &f, const Reservation &r);
+// With a checkpoint: " ckpt=blade1:600G@80ns window=30s+26s/60s" and the region's state.
+std::string reservation_summary(const ClusterModel &m, const Reservation &r);
 // MORPHEUS_* environment lines ("NAME=value\n"), values free of shell metacharacters.
-std::string reservation_environment(const Fabric &f, const Reservation &r);
+// With a checkpoint, the MORPHEUS_CKPT_* lines too (morpheus_env.h).
+std::string reservation_environment(const ClusterModel &m, const Reservation &r);
 
 }  // namespace morpheus

@@ -37,6 +37,22 @@ struct Fields<SegmentStatus> {
         f("pod", s.pod);
     }
 };
+template <>
+struct Fields<CheckpointStatus> {
+    template <class F, class S>
+    static void visit(F &f, S &c) {
+        f("region", c.region);
+        f("period_s", c.period_s);
+        f("phase_s", c.phase_s);
+        f("window_s", c.window_s);
+        f("bytes", c.bytes);
+        f("copies", c.copies);
+        f("intact", c.intact);
+        f.unless_default("waiting", c.waiting);
+        f.unless_default("restarts", c.restarts);
+        f.unless_default("restore", c.restore);
+    }
+};
 // Jobs: the id and owner always; the detail for those who may see it; state, reason and user
 // in the jobs view.
 template <>
@@ -49,6 +65,7 @@ struct Fields<JobDetail> {
         f("hot_latency_bound_ns", d.hot_latency_bound_ns);
         f("affected", d.affected);
         f("segments", d.segments);
+        f.present_if("checkpoint", d.checkpoint);
     }
 };
 template <>
@@ -75,6 +92,17 @@ struct Fields<TierStatus> {
     }
 };
 template <>
+struct Fields<HeatBand> {
+    template <class F, class S>
+    static void visit(F &f, S &h) {
+        f.present_if("min_ns", h.min_ns);
+        f.present_if("max_ns", h.max_ns);
+        f("fresh_cells", h.fresh_cells);
+        f("stale_cells", h.stale_cells);
+        f("live_cells", h.live_cells);
+    }
+};
+template <>
 struct Fields<BladeStatus> {
     template <class F, class S>
     static void visit(F &f, S &b) {
@@ -85,6 +113,9 @@ struct Fields<BladeStatus> {
         f.unless_default("since", b.since);
         f("dram", b.dram);
         f("pmem", b.pmem);
+        f.present_if("static_min_ns", b.static_min_ns);
+        f.present_if("static_max_ns", b.static_max_ns);
+        f.present_if("heat", b.heat);
     }
 };
 // Pods: hot memory within DefaultHotLatency, the nearest blade, free hot memory by bound.
@@ -159,6 +190,43 @@ struct Fields<FabricMatrix> {
         f("pods", m.pods);
         f("blades", m.blades);
         f("latency_ns", m.latency_ns);
+    }
+};
+// The fabric op with "live": the heat map's cells.
+template <>
+struct Fields<HeatCellStatus> {
+    template <class F, class S>
+    static void visit(F &f, S &c) {
+        f("pod", c.pod);
+        f("blade", c.blade);
+        f("state", c.state);
+        f.present_if("measured_ns", c.measured_ns);
+        f.present_if("p50_ns", c.p50_ns);
+        f.present_if("p99_ns", c.p99_ns);
+        f("static_ns", c.static_ns);
+        f("used_ns", c.used_ns);
+        f("live", c.live);
+        f("samples", c.samples);
+        f("nodes", c.nodes);
+        f.present_if("age_s", c.age_s);
+    }
+};
+template <>
+struct Fields<HeatMapView> {
+    template <class F, class S>
+    static void visit(F &f, S &h) {
+        f("figure", h.figure);
+        f("now", h.now);
+        f("stale_s", h.stale_s);
+        f("window_s", h.window_s);
+        f("hysteresis", h.hysteresis);
+        f("rounds", h.rounds);
+        f("cells_reachable", h.cells_reachable);
+        f("cells_measured", h.cells_measured);
+        f("cells_fresh", h.cells_fresh);
+        f("cells_live", h.cells_live);
+        f("cells_matched", h.cells_matched);
+        f("cells", h.cells);
     }
 };
 // The explain op.
@@ -305,6 +373,7 @@ json_t *to_json(const SegmentStatus &s) { return encode(s); }
 json_t *to_json(const StatusSnapshot &s) { return encode(s); }
 json_t *to_json(const JobList &j) { return encode(j); }
 json_t *to_json(const FabricMatrix &f) { return encode(f); }
+json_t *to_json(const HeatMapView &h) { return encode(h); }
 json_t *to_json(const ExplainAnswer &e) { return encode(e); }
 json_t *to_json(const MetricsAnswer &m) { return encode(m); }
 
@@ -335,6 +404,7 @@ T from_json(const std::string &answer, const std::string &source) {
 template StatusSnapshot from_json<StatusSnapshot>(const std::string &, const std::string &);
 template JobList from_json<JobList>(const std::string &, const std::string &);
 template FabricMatrix from_json<FabricMatrix>(const std::string &, const std::string &);
+template HeatMapView from_json<HeatMapView>(const std::string &, const std::string &);
 template ExplainAnswer from_json<ExplainAnswer>(const std::string &, const std::string &);
 template MetricsAnswer from_json<MetricsAnswer>(const std::string &, const std::string &);
 

@@ -2,16 +2,43 @@
 // the values themselves: a job another viewer may not see is never put in.
 #include "status_model.hpp"
 
+#include <algorithm>
+#include <functional>
+
+#include "checkpoint.hpp"
 #include "explain.hpp"
 #include "hostlist.hpp"
+#include "input_error.hpp"
 #include "json_document.hpp"
 #include "move.hpp"
+#include "units.hpp"
 
 namespace morpheus {
 
 namespace {
 
-JobStatus running_job(const Fabric &f, uint64_t id, const Reservation &r, const Viewer &viewer) {
+std::optional<CheckpointStatus> checkpoint_status(const ClusterModel &m, const Reservation &r) {
+    if (!r.checkpoint.period_s) return std::nullopt;
+    const Fabric &f = m.fabric();
+    CheckpointStatus c;
+    for (const Segment &g : r.segments)
+        if (g.use == Use::Checkpoint)
+            c.region += (c.region.empty() ? "" : ",") + f.blades[g.blade].name + ":" + format_size(g.bytes) + "@" +
+                        format_latency(g.latency_ns);
+    c.period_s = r.checkpoint.period_s;
+    c.phase_s = r.checkpoint.phase_s;
+    c.window_s = r.checkpoint.length_s;
+    c.bytes = r.checkpoint.bytes;
+    c.copies = r.checkpoint.replicas;
+    c.intact = region_health(m, r).intact;
+    c.waiting = r.checkpoint.waiting;
+    c.restarts = r.checkpoint.restarts;
+    c.restore = r.checkpoint.restore;
+    return c;
+}
+
+JobStatus running_job(const ClusterModel &m, uint64_t id, const Reservation &r, const Viewer &viewer) {
+    const Fabric &f = m.fabric();
     JobStatus j;
     j.job_id = id;
     j.uid = r.uid;
@@ -23,6 +50,7 @@ JobStatus running_job(const Fabric &f, uint64_t id, const Reservation &r, const 
         d.hot_latency_bound_ns = r.hot_latency_bound_ns;
         d.affected = r.affected;
         for (const Segment &g : r.segments) d.segments.push_back(segment_status(f, g));
+        d.checkpoint = checkpoint_status(m, r);
         j.detail = std::move(d);
     }
     return j;
@@ -63,13 +91,65 @@ PodStatus pod_status(const ClusterModel &m, const Ledger &l, uint32_t p) {
     return s;
 }
 
+// Each blade's band over the pods: the fabric file's latency, and with a heat map the measured
+// figure of its fresh cells.
+void add_latency_bands(const ClusterModel &m, const LiveState &live, std::vector<BladeStatus> &blades) {
+    const LatencyTable &t = m.latency();
+    for (uint32_t p = 0; p < m.fabric().pods.size(); ++p)
+        for (uint32_t b = 0; b < blades.size(); ++b) {
+            const uint32_t ns = t.static_latency(p, b);
+            if (ns == kUnreachable) continue;
+            BladeStatus &o = blades[b];
+            o.static_min_ns = std::min(o.static_min_ns.value_or(ns), ns);
+            o.static_max_ns = std::max(o.static_max_ns.value_or(ns), ns);
+        }
+    if (!live.heat) return;
+    const HeatMap &h = *live.heat;
+    for (BladeStatus &o : blades) o.heat.emplace();
+    for (uint32_t p = 0; p < h.pods(); ++p) {
+        for (const auto &[b, c] : h.measured_cells(p, live.now)) {
+            HeatBand &band = *blades[b].heat;
+            if (!c.fresh) {
+                ++band.stale_cells;
+                continue;
+            }
+            const uint32_t ns = h.figure(c);
+            ++band.fresh_cells;
+            band.min_ns = std::min(band.min_ns.value_or(ns), ns);
+            band.max_ns = std::max(band.max_ns.value_or(ns), ns);
+        }
+        for (uint32_t b = 0; b < h.blades(); ++b) blades[b].heat->live_cells += h.published(p, b) != 0;
+    }
+}
+
+// Names the query gives, as indexes; every name must be the fabric's.
+std::vector<uint32_t> indexes(const std::vector<std::string> &names, size_t count, const char *what,
+                              const std::function<int(const std::string &)> &index_of) {
+    std::vector<uint32_t> out;
+    if (names.empty()) {
+        for (uint32_t i = 0; i < count; ++i) out.push_back(i);
+        return out;
+    }
+    for (const std::string &n : names) {
+        int i = bad_name_byte(n) < 0 && n.size() <= 128 ? index_of(n) : -1;
+        if (i < 0)
+            throw InputError("", what,
+                             std::string("no ") + what + " \"" + (bad_name_byte(n) < 0 ? n : "?") + "\" in the fabric",
+                             std::string("see morpheus fabric for the ") + what + "s");
+        out.push_back(static_cast<uint32_t>(i));
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 }  // namespace
 
 SegmentStatus segment_status(const Fabric &f, const Segment &s) {
     return {f.blades[s.blade].name, use_name(s.use), tier_name(s.tier), s.bytes, s.latency_ns, f.pods[s.pod].name};
 }
 
-StatusSnapshot status_snapshot(const ClusterModel &m, const Ledger &l, const Viewer &viewer) {
+StatusSnapshot status_snapshot(const ClusterModel &m, const Ledger &l, const Viewer &viewer, const LiveState &live) {
     const Fabric &f = m.fabric();
     const Inventory &inv = m.inventory();
     StatusSnapshot s;
@@ -89,9 +169,10 @@ StatusSnapshot status_snapshot(const ClusterModel &m, const Ledger &l, const Vie
                                               l.free(b, t, inv)};
         s.blades.push_back(std::move(o));
     }
+    add_latency_bands(m, live, s.blades);
     for (uint32_t p = 0; p < f.pods.size(); ++p) s.pods.push_back(pod_status(m, l, p));
     for (const auto &[id, r] : l.reservations())
-        if (viewer.sees_job(r.uid)) s.jobs.push_back(running_job(f, id, r, viewer));
+        if (viewer.sees_job(r.uid)) s.jobs.push_back(running_job(m, id, r, viewer));
     return s;
 }
 
@@ -99,10 +180,18 @@ JobList job_list(const ClusterModel &m, const Ledger &l, const DecisionLog &log,
     JobList out;
     for (const auto &[id, r] : l.reservations()) {
         if (!viewer.sees_job(r.uid)) continue;
-        JobStatus j = running_job(m.fabric(), id, r, viewer);
+        JobStatus j = running_job(m, id, r, viewer);
         // Whether a job holds memory on a failed blade is part of its detail: another user's
         // job reads "running" either way.
         j.state = j.detail && j.detail->affected ? "affected" : moving(r) ? "moving" : "running";
+        // Hot memory the live heat map now measures beyond the job's bound: part of the detail too.
+        if (j.detail && j.state == "running")
+            if (std::optional<LiveOverrun> o = hot_beyond_live_bound(m.latency(), r)) {
+                j.state = "beyond-bound";
+                j.reason = live_overrun_words(m.fabric(), *o);
+            }
+        // Requeued, holding only its checkpoint region until it starts again.
+        if (r.checkpoint.waiting) j.state = "requeued";
         // Ended, but its release could not be saved yet (retried every second): the memory is
         // still held, and the viewer who may see the job sees why.
         auto due = log.releases_due().find(id);
@@ -110,6 +199,17 @@ JobList job_list(const ClusterModel &m, const Ledger &l, const DecisionLog &log,
             j.state = "releasing";
             if (j.detail) j.reason = "release not saved, retried every second: " + due->second;
         }
+        out.jobs.push_back(std::move(j));
+    }
+    // Released in memory, not yet on disk while saves fail (background saves): shown as the
+    // reservation was, "releasing", although its memory is free again.
+    for (const auto &[id, r] : log.releasing()) {
+        if (l.find(id) || !viewer.sees_job(r.uid)) continue;
+        JobStatus j = running_job(m, id, r, viewer);
+        j.state = "releasing";
+        auto due = log.releases_due().find(id);
+        if (j.detail && due != log.releases_due().end())
+            j.reason = "release not saved, retried every second: " + due->second;
         out.jobs.push_back(std::move(j));
     }
     // Pending and impossible jobs have no placement to hide: each viewer sees only their own.
@@ -144,6 +244,67 @@ FabricMatrix fabric_matrix(const ClusterModel &m, const Ledger &l) {
         out.latency_ns.push_back(std::move(row));
     }
     return out;
+}
+
+HeatMapView heat_map_view(const ClusterModel &m, const HeatMap &heat, int64_t now, const HeatQuery &q) {
+    const Fabric &f = m.fabric();
+    if (heat.pods() != f.pods.size() || heat.blades() != f.blades.size())
+        throw InputError("", "heat map", "the heat map is not of this fabric");
+    const HeatMapSettings &hs = heat.settings();
+    HeatMapView v;
+    v.figure = heat_figure_name(hs.figure);
+    v.now = now;
+    v.stale_s = hs.stale_s;
+    v.window_s = hs.window_s;
+    v.hysteresis = hs.hysteresis;
+    v.rounds = hs.rounds;
+    const std::vector<uint32_t> pods = indexes(q.pods, f.pods.size(), "pod", [&](auto &n) { return f.pod_index(n); });
+    const std::vector<uint32_t> blades =
+        indexes(q.blades, f.blades.size(), "blade", [&](auto &n) { return f.blade_index(n); });
+    std::vector<uint8_t> wanted(f.blades.size(), q.blades.empty());
+    for (uint32_t b : blades) wanted[b] = 1;
+    std::vector<uint8_t> wanted_pod(f.pods.size(), q.pods.empty());
+    for (uint32_t p : pods) wanted_pod[p] = 1;
+    const uint32_t limit = std::min(q.limit, kMaxHeatCells);
+    std::vector<const HeatCell *> by_blade(f.blades.size(), nullptr);
+    for (uint32_t p = 0; p < f.pods.size(); ++p) {
+        // Every pod counts in the totals; only the filter's cells are listed.
+        const auto measured = heat.measured_cells(p, now);
+        std::fill(by_blade.begin(), by_blade.end(), nullptr);
+        for (const auto &[b, c] : measured) {
+            by_blade[b] = &c;
+            ++v.cells_measured;
+            v.cells_fresh += c.fresh;
+        }
+        for (uint32_t b = 0; b < f.blades.size(); ++b) {
+            const uint32_t prior = heat.static_latency(p, b);
+            if (prior == kUnreachable) continue;
+            ++v.cells_reachable;
+            v.cells_live += heat.published(p, b) != 0;
+            if (!wanted_pod[p] || !wanted[b] || (!by_blade[b] && !q.all)) continue;
+            if (v.cells_matched++ >= limit) continue;
+            HeatCellStatus c;
+            c.pod = f.pods[p].name;
+            c.blade = f.blades[b].name;
+            c.static_ns = prior;
+            c.used_ns = heat.published(p, b) ? heat.published(p, b) : prior;
+            c.live = heat.published(p, b) != 0;
+            c.state = "unmeasured";
+            if (const HeatCell *h = by_blade[b]) {
+                c.age_s = h->age_s;
+                c.state = h->fresh ? "fresh" : "stale";
+                if (h->fresh) {
+                    c.p50_ns = h->p50;
+                    c.p99_ns = h->p99;
+                    c.measured_ns = heat.figure(*h);
+                    c.samples = h->count;
+                    c.nodes = h->nodes;
+                }
+            }
+            v.cells.push_back(std::move(c));
+        }
+    }
+    return v;
 }
 
 std::string status_json(const ClusterModel &m, const Ledger &l, long viewer) {

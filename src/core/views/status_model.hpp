@@ -10,6 +10,7 @@
 
 #include "cluster_model.hpp"
 #include "decision_log.hpp"
+#include "heat_map.hpp"
 #include "ledger.hpp"
 
 typedef struct json_t json_t;
@@ -32,6 +33,14 @@ struct TierStatus {
     uint64_t capacity = 0, reserved = 0, free = 0;
 };
 
+// A blade's measured latency band (issue 29): over the pods whose nodes measured the blade.
+struct HeatBand {
+    std::optional<uint32_t> min_ns, max_ns;  // HeatMapFigure over the fresh cells; none when none is fresh
+    uint32_t fresh_cells = 0;  // pods with fresh data for the blade
+    uint32_t stale_cells = 0;  // pods measured once, whose data went stale
+    uint32_t live_cells = 0;  // pods whose placement uses the measured value (published)
+};
+
 struct BladeStatus {
     std::string blade;
     std::string state;  // blade_state_name(): up, draining, failed, absent
@@ -39,6 +48,9 @@ struct BladeStatus {
     std::string reason;  // "" when the blade has none
     int64_t since = 0;  // unix seconds of the last state change; 0 when unknown
     TierStatus dram, pmem;
+    // The fabric file's latency band: min..max over the pods that reach the blade; none when none does.
+    std::optional<uint32_t> static_min_ns, static_max_ns;
+    std::optional<HeatBand> heat;  // live answers only: the controller's heat map
 };
 
 // Free hot memory within a bound: the pools view's FREE@ columns.
@@ -66,6 +78,18 @@ struct SegmentStatus {
     std::string pod;
 };
 
+// A job's checkpoint region and booked flush window (issue 28).
+struct CheckpointStatus {
+    std::string region;  // "blade1:600G@80ns,blade2:600G@240ns", copies in order
+    int64_t period_s = 0, phase_s = 0, window_s = 0;
+    uint64_t bytes = 0;  // one copy
+    uint32_t copies = 0;  // asked
+    uint32_t intact = 0;  // copies with no blade failed now
+    bool waiting = false;  // requeued: the region is kept for its restart
+    uint32_t restarts = 0;
+    bool restore = false;  // the latest start was told to restore
+};
+
 // What a job holds: shown for the viewer's own jobs (every job to the privileged).
 struct JobDetail {
     std::string pods;  // "pod1,pod2"
@@ -74,6 +98,7 @@ struct JobDetail {
     uint64_t hot_latency_bound_ns = 0;
     bool affected = false;  // holds memory on a failed blade
     std::vector<SegmentStatus> segments;
+    std::optional<CheckpointStatus> checkpoint;
 };
 
 struct JobStatus {
@@ -114,6 +139,49 @@ struct FabricMatrix {
     std::vector<std::vector<std::optional<uint32_t>>> latency_ns;  // [pod][blade]; none: unreachable
 };
 
+// The fabric op with "live": true (issue 29): the heat map's cells, one per pod x blade, with
+// the measured figure beside the fabric file's and the value placement uses.
+struct HeatCellStatus {
+    std::string pod, blade;
+    uint32_t static_ns = 0;  // the fabric file's latency: the prior
+    std::optional<uint32_t> p50_ns, p99_ns;  // median over the pod's fresh nodes; none when not fresh
+    std::optional<uint32_t> measured_ns;  // the HeatMapFigure of those
+    uint32_t used_ns = 0;  // what placement uses: the published measured value, else static_ns
+    bool live = false;  // used_ns is a measured value
+    uint32_t samples = 0, nodes = 0;  // in the fresh nodes' windows
+    std::optional<int64_t> age_s;  // since the cell's newest sample; none: never measured
+    std::string state;  // fresh | stale | unmeasured
+};
+struct HeatMapView {
+    std::string figure;  // HeatMapFigure: p50 | p99
+    int64_t now = 0;  // the controller's unix seconds the cells are judged at
+    int64_t stale_s = 0, window_s = 0;
+    double hysteresis = 0;
+    uint32_t rounds = 0;
+    // In the whole map, whatever the filter: reachable, measured (fresh or stale), fresh and
+    // live (published) cells.
+    uint64_t cells_reachable = 0, cells_measured = 0, cells_fresh = 0, cells_live = 0;
+    uint64_t cells_matched = 0;  // the filter's cells; more than cells.size() when cut at the limit
+    std::vector<HeatCellStatus> cells;  // pod-major, blades in fabric order
+};
+// What the live fabric op selects; names are checked against the fabric.
+struct HeatQuery {
+    std::vector<std::string> pods, blades;  // empty: all
+    bool all = false;  // also the reachable cells no node measured (static only)
+    uint32_t limit = 4096;  // cells in the answer at most (kMaxHeatCells)
+};
+// About 280 bytes of JSON a cell: the default 4096 are 1.1 MiB, the most 4.5 MiB, so one
+// answer never grows with the fabric.
+constexpr uint32_t kMaxHeatCells = 16384;
+
+// What only the controller has: the heat map, and the time its staleness is judged at. A view
+// given none (the CLI offline) shows static latencies only.
+struct LiveState {
+    const HeatMap *heat = nullptr;
+    int64_t now = 0;
+    uint32_t metric_cells = 256;  // HeatMapMetricCells: per-cell series at most
+};
+
 // The explain op: the latest decision on a job, and what it holds.
 struct ExplainDecision {
     std::string verdict, reason;
@@ -133,7 +201,10 @@ struct MetricsAnswer {
 };
 
 // Builders. The caller holds whatever lock guards the model, ledger and log.
-StatusSnapshot status_snapshot(const ClusterModel &m, const Ledger &l, const Viewer &viewer);
+StatusSnapshot status_snapshot(const ClusterModel &m, const Ledger &l, const Viewer &viewer,
+                               const LiveState &live = {});
+// Throws InputError naming a pod or blade of the query the fabric lacks.
+HeatMapView heat_map_view(const ClusterModel &m, const HeatMap &heat, int64_t now, const HeatQuery &q);
 JobList job_list(const ClusterModel &m, const Ledger &l, const DecisionLog &log, const Viewer &viewer);
 FabricMatrix fabric_matrix(const ClusterModel &m, const Ledger &l);
 SegmentStatus segment_status(const Fabric &f, const Segment &s);
@@ -144,6 +215,7 @@ json_t *to_json(const SegmentStatus &s);
 json_t *to_json(const StatusSnapshot &s);
 json_t *to_json(const JobList &j);
 json_t *to_json(const FabricMatrix &f);
+json_t *to_json(const HeatMapView &h);
 json_t *to_json(const ExplainAnswer &e);
 json_t *to_json(const MetricsAnswer &m);
 // {"error": message}: the answer to a query that cannot be answered.

@@ -9,16 +9,56 @@
 #include "decision_log.hpp"
 #include "engine.hpp"
 #include "explain.hpp"
+#include "input_error.hpp"
 #include "json_document.hpp"
 #include "ledger.hpp"
 #include "metrics.hpp"
 #include "move.hpp"
+#include "node_addresses.hpp"
 #include "status_model.hpp"
 
 namespace morpheus {
 
+namespace {
+
+// The live fabric op's selection; nullopt with `problem` set when the request is malformed.
+std::optional<HeatQuery> heat_query(json_t *req, std::string &problem) {
+    HeatQuery q;
+    for (auto [key, names] :
+         {std::pair<const char *, std::vector<std::string> *>{"pods", &q.pods}, {"blades", &q.blades}}) {
+        json_t *list = json_object_get(req, key);
+        if (!list) continue;
+        // A bounded request: no more names than a fabric could have blades.
+        if (!json_is_array(list) || json_array_size(list) > 100000) {
+            problem = std::string("\"") + key + "\" is not a list of names";
+            return std::nullopt;
+        }
+        size_t i;
+        json_t *name;
+        json_array_foreach(list, i, name) {
+            if (!json_is_string(name)) {
+                problem = std::string("\"") + key + "\" is not a list of names";
+                return std::nullopt;
+            }
+            names->push_back(json_string_value(name));
+        }
+    }
+    q.all = json_is_true(json_object_get(req, "all"));
+    if (json_t *limit = json_object_get(req, "limit")) {
+        if (!json_is_integer(limit) || json_integer_value(limit) < 1 || json_integer_value(limit) > kMaxHeatCells) {
+            problem = "\"limit\" is not a number of cells from 1 to " + std::to_string(kMaxHeatCells);
+            return std::nullopt;
+        }
+        q.limit = static_cast<uint32_t>(json_integer_value(limit));
+    }
+    return q;
+}
+
+}  // namespace
+
 std::string answer_status_query(const ClusterModel &model, const Ledger &ledger, const DecisionLog &log, uint32_t uid,
-                                bool privileged, const std::string &request_json, bool private_jobs) {
+                                bool privileged, const std::string &request_json, bool private_jobs,
+                                const LiveState &live) {
     json_error_t err;
     json_t *req = json_loads(request_json.c_str(), 0, &err);
     if (!json_is_object(req)) {
@@ -27,13 +67,28 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
     }
     std::string op = json_is_string(json_object_get(req, "op")) ? json_string_value(json_object_get(req, "op")) : "";
     json_int_t job = json_integer_value(json_object_get(req, "job"));
+    const bool live_fabric = op == "fabric" && json_is_true(json_object_get(req, "live"));
+    std::string problem;
+    std::optional<HeatQuery> heat_q = live_fabric ? heat_query(req, problem) : std::nullopt;
     json_decref(req);
 
     const Viewer viewer = Viewer::of(uid, privileged, private_jobs);
-    if (op == "status") return document_text(to_json(status_snapshot(model, ledger, viewer)));
+    if (op == "status") return document_text(to_json(status_snapshot(model, ledger, viewer, live)));
     if (op == "jobs") return document_text(to_json(job_list(model, ledger, log, viewer)));
+    if (live_fabric) {  // no job in it either: the same for all
+        if (!heat_q) return error_document("fabric live: " + problem);
+        if (!live.heat)
+            return error_document(
+                "fabric live: no measurements here: the heat map lives in slurmctld, which the nodes' probes "
+                "report to; ask the status service (--server HOST:PORT, or StatusPort= in morpheus.conf)");
+        try {
+            return document_text(to_json(heat_map_view(model, *live.heat, live.now, *heat_q)));
+        } catch (const InputError &e) {
+            return error_document("fabric live: " + e.problem());
+        }
+    }
     if (op == "fabric") return document_text(to_json(fabric_matrix(model, ledger)));  // no job: the same for all
-    if (op == "metrics") return document_text(to_json(MetricsAnswer{metrics_text(model, ledger, log)}));
+    if (op == "metrics") return document_text(to_json(MetricsAnswer{metrics_text(model, ledger, log, live)}));
     if (op == "explain") {
         const DecisionRecord *r = log.find(static_cast<uint64_t>(job));
         const Reservation *held = ledger.find(static_cast<uint64_t>(job));
@@ -48,20 +103,21 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
         answer.job_id = static_cast<uint64_t>(job);
         answer.uid = owner;
         if (r) answer.decision = ExplainDecision{r->verdict, r->reason, r->when, r->explanation};
-        if (held) answer.holding = reservation_summary(model.fabric(), *held);
+        if (held) answer.holding = reservation_summary(model, *held);
         return document_text(to_json(answer));
     }
-    return error_document("unknown op \"" + op + "\" (status, jobs, fabric, explain, metrics, moves, move_done)");
+    return error_document(
+        "unknown op \"" + op +
+        "\" (status, jobs, fabric, explain, metrics, moves, move_done, probe_blades, report_latency)");
 }
 
 namespace {
 
-json_t *segments_json(const Fabric &f, const Reservation &r, bool target) {
+// The segments of the move that concern `pod` (a node migrates its own pod's share).
+json_t *segments_json(const Fabric &f, const Reservation &r, uint32_t pod, bool target) {
     json_t *out = json_array();
     for (const Segment &s : r.segments) {
-        const bool incoming = s.use == Use::Incoming;
-        const bool leaving = s.use == Use::Hot && s.latency_ns > r.hot_latency_bound_ns;
-        if (target ? !incoming : !leaving) continue;
+        if (s.pod != pod || (target ? s.use != Use::Incoming : !leaving(r, s))) continue;
         json_t *o = json_object();
         json_object_set_new(o, "blade", json_string(f.blades[s.blade].name.c_str()));
         json_object_set_new(o, "tier", json_string(tier_name(s.tier)));
@@ -78,8 +134,43 @@ bool runs_on(const Reservation &r, const std::string &node) {
 
 }  // namespace
 
-std::optional<std::string> answer_node_query(Engine &engine, uint32_t uid, const std::string &request_json,
-                                             int64_t now) {
+namespace {
+
+// The entries of a report_latency request, or why it is malformed ("" and filled when good).
+std::string latency_entries(json_t *reports, std::vector<Engine::LatencySample> &out) {
+    if (!json_is_array(reports)) return "give \"reports\", an array of {\"blade\": NAME, \"latency_ns\": N}";
+    if (json_array_size(reports) == 0 || json_array_size(reports) > kMaxLatencyReportEntries)
+        return std::to_string(json_array_size(reports)) + " entries: a report holds 1 to " +
+               std::to_string(kMaxLatencyReportEntries);
+    size_t i;
+    json_t *e;
+    json_array_foreach(reports, i, e) {
+        json_t *blade = json_object_get(e, "blade"), *ns = json_object_get(e, "latency_ns");
+        if (!json_is_object(e) || !json_is_string(blade) || !json_is_integer(ns) || json_integer_value(ns) <= 0 ||
+            json_object_size(e) != 2)
+            return "entry " + std::to_string(i) +
+                   " is not {\"blade\": NAME, \"latency_ns\": N} with N a positive whole number";
+        out.push_back({json_string_value(blade), static_cast<uint64_t>(json_integer_value(ns))});
+    }
+    return "";
+}
+
+std::string probe_blades_answer(Engine &engine, const std::string &node, int64_t now) {
+    const Fabric &f = engine.model().fabric();
+    json_t *root = json_object(), *blades = json_array();
+    for (uint32_t b : engine.probe_blades(static_cast<uint32_t>(f.node_index(node))))
+        json_array_append_new(blades, json_string(f.blades[b].name.c_str()));
+    json_object_set_new(root, "node", json_string(node.c_str()));
+    json_object_set_new(root, "blades", blades);
+    json_object_set_new(root, "report_in", json_integer(engine.heat_report_due_in(node, now)));
+    json_object_set_new(root, "report_interval", json_integer(engine.config().heat_report_interval_s));
+    return document_text(root);
+}
+
+}  // namespace
+
+std::optional<std::string> answer_node_query(Engine &engine, uint32_t uid, const std::string &request_json, int64_t now,
+                                             const NodeAddresses *addresses, const std::string &origin) {
     json_error_t err;
     json_t *req = json_loads(request_json.c_str(), 0, &err);
     if (!json_is_object(req)) {
@@ -91,8 +182,10 @@ std::optional<std::string> answer_node_query(Engine &engine, uint32_t uid, const
     const std::string node = json_is_string(node_j) ? json_string_value(node_j) : "";
     const json_int_t job = json_integer_value(json_object_get(req, "job"));
     const bool emulated = json_is_true(json_object_get(req, "emulated"));
+    std::vector<Engine::LatencySample> batch;
+    const std::string malformed = op == "report_latency" ? latency_entries(json_object_get(req, "reports"), batch) : "";
     json_decref(req);
-    if (op != "moves" && op != "move_done") return std::nullopt;
+    if (op != "moves" && op != "move_done" && op != "probe_blades" && op != "report_latency") return std::nullopt;
     if (uid != 0)
         return error_document("op \"" + op + "\" is for the nodes only: run it as root on a node (`morpheus node " +
                               "agent`, which slurmd's HealthCheckProgram runs as root), not as uid " +
@@ -100,25 +193,49 @@ std::optional<std::string> answer_node_query(Engine &engine, uint32_t uid, const
     const Fabric &f = engine.model().fabric();
     if (bad_name_byte(node) >= 0 || node.size() > 128 || f.node_index(node) < 0)
         return error_document("op \"" + op + "\": give \"node\", a node the fabric lists");
+    if (op == "probe_blades") return probe_blades_answer(engine, node, now);
+    if (op == "report_latency") {
+        if (!malformed.empty()) return error_document("report_latency refused: " + malformed);
+        const std::string foreign =
+            addresses ? addresses->refuse(node, origin) : "this controller checks no node addresses";
+        if (!foreign.empty()) return error_document("report_latency for " + node + " refused: " + foreign);
+        size_t taken = 0;
+        try {
+            taken = engine.report_latencies(node, batch, now);
+        } catch (const std::exception &e) {
+            return error_document(std::string("report_latency refused: ") + e.what());
+        }
+        json_t *root = json_object();
+        json_object_set_new(root, "node", json_string(node.c_str()));
+        json_object_set_new(root, "accepted", json_integer(static_cast<json_int_t>(taken)));
+        json_object_set_new(root, "report_in", json_integer(engine.heat_report_due_in(node, now)));
+        return document_text(root);
+    }
     if (op == "moves") {
         json_t *root = json_object(), *moves = json_array();
         json_object_set_new(root, "node", json_string(node.c_str()));
         for (const MoveUnderWay &w : engine.moves_under_way()) {
             const Reservation *r = engine.ledger().find(w.job_id);
-            if (!r || !runs_on(*r, node) || engine.node_has_moved(w.job_id, node)) continue;
+            if (!r || !runs_on(*r, node) || !engine.node_takes_part(*r, node) || engine.node_has_moved(w.job_id, node))
+                continue;
+            const uint32_t pod = f.node_pod[static_cast<size_t>(f.node_index(node))];
             json_t *m = json_object();
             json_object_set_new(m, "job", json_integer(static_cast<json_int_t>(w.job_id)));
-            json_object_set_new(m, "bytes", json_integer(static_cast<json_int_t>(w.bytes)));
+            json_object_set_new(m, "bytes", json_integer(static_cast<json_int_t>(w.bytes)));  // all pods
             json_object_set_new(m, "bound_ns", json_integer(static_cast<json_int_t>(r->hot_latency_bound_ns)));
-            json_object_set_new(m, "from", segments_json(f, *r, false));
-            json_object_set_new(m, "target", segments_json(f, *r, true));
+            json_object_set_new(m, "from", segments_json(f, *r, pod, false));
+            json_object_set_new(m, "target", segments_json(f, *r, pod, true));
             json_array_append_new(moves, m);
         }
         json_object_set_new(root, "moves", moves);
         return document_text(root);
     }
+    // Finishing a move frees the job's old region: only the node itself may say its pages moved.
+    const std::string foreign =
+        addresses ? addresses->refuse(node, origin) : "this controller checks no node addresses";
+    if (!foreign.empty()) return error_document("move_done for " + node + " refused: " + foreign);
     const Reservation *r = engine.ledger().find(static_cast<uint64_t>(job));
-    if (!r || !runs_on(*r, node) || !moving(*r))
+    if (!r || !runs_on(*r, node) || !engine.node_takes_part(*r, node))
         return error_document("move_done: job " + std::to_string(job) + " has no move under way on node " + node);
     bool finished = false;
     try {
