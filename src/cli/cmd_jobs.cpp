@@ -152,14 +152,7 @@ int cmd_jobs(int argc, char **argv) {
                 case 'u':
                     for (const std::string &u : split_list(arg)) v.users.push_back(u);
                     return kGoOn;
-                case 'j':
-                    for (const std::string &j : split_list(arg)) {
-                        if (j.find_first_not_of("0123456789") != std::string::npos || j.size() > 10 ||
-                            std::atol(j.c_str()) <= 0)
-                            throw InputError("", "-j", "'" + j + "' is not a job id", "give job ids, e.g. -j 42,43");
-                        v.jobs.push_back(std::to_string(std::atol(j.c_str())));
-                    }
-                    return kGoOn;
+                case 'j': take_job_ids(arg, "-j", v.jobs); return kGoOn;
                 case kBlade: blade = arg; return kGoOn;
                 default: return static_cast<int>(kUsage);
                 }

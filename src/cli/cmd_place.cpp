@@ -6,6 +6,7 @@
 #include <ctime>
 #include <memory>
 
+#include "checkpoint.hpp"
 #include "explain.hpp"
 #include "hostlist.hpp"
 #include "input_error.hpp"
@@ -26,6 +27,10 @@ void usage(FILE *out) {
                  "      --mem-hot SIZE       hot memory per node, e.g. 256G\n"
                  "      --mem-hot-latency T  bound for hot memory, e.g. 250ns (default: DefaultHotLatency)\n"
                  "      --mem-cold SIZE      cold memory per node, any latency\n"
+                 "      --ckpt-size SIZE     checkpoint offload: the whole job's state, on persistent memory\n"
+                 "      --ckpt-period T      a flush every T (e.g. 15m): a window on every link of its paths\n"
+                 "      --ckpt-period-max T  a longer period the job accepts when the asked one has no window\n"
+                 "      --ckpt-replicas N    copies on blades of different failure domains (default 1)\n"
                  "      --busy HOSTLIST      nodes to treat as allocated\n"
                  "      --state FILE         ledger of reservations in force (the plugin's StateFile)\n"
                  "      --reserve            record the placement in --state (needs --job-id)\n"
@@ -50,9 +55,24 @@ int cmd_place(int argc, char **argv) {
     Sources s;
     Request req;
     const char *hot = nullptr, *latency = nullptr, *cold = nullptr, *busy = nullptr;
+    const char *ckpt_size = nullptr, *ckpt_period = nullptr, *ckpt_period_max = nullptr, *ckpt_replicas = nullptr;
     bool json = false, reserve = false;
     long release = -1;
-    enum { kHot = 1000, kLatency, kCold, kBusy, kState, kReserve, kJobId, kRelease, kJson };
+    enum {
+        kHot = 1000,
+        kLatency,
+        kCold,
+        kBusy,
+        kState,
+        kReserve,
+        kJobId,
+        kRelease,
+        kJson,
+        kCkptSize,
+        kCkptPeriod,
+        kCkptPeriodMax,
+        kCkptReplicas
+    };
     static const option longopts[] = {{"conf", required_argument, nullptr, 'c'},
                                       {"nodes", required_argument, nullptr, 'N'},
                                       {"gpus", required_argument, nullptr, 'G'},
@@ -60,6 +80,10 @@ int cmd_place(int argc, char **argv) {
                                       {"mem-hot-latency", required_argument, nullptr, kLatency},
                                       {"mem-cold", required_argument, nullptr, kCold},
                                       {"busy", required_argument, nullptr, kBusy},
+                                      {"ckpt-size", required_argument, nullptr, kCkptSize},
+                                      {"ckpt-period", required_argument, nullptr, kCkptPeriod},
+                                      {"ckpt-period-max", required_argument, nullptr, kCkptPeriodMax},
+                                      {"ckpt-replicas", required_argument, nullptr, kCkptReplicas},
                                       {"state", required_argument, nullptr, kState},
                                       {"reserve", no_argument, nullptr, kReserve},
                                       {"job-id", required_argument, nullptr, kJobId},
@@ -77,6 +101,10 @@ int cmd_place(int argc, char **argv) {
                                    case kLatency: latency = arg; return kGoOn;
                                    case kCold: cold = arg; return kGoOn;
                                    case kBusy: busy = arg; return kGoOn;
+                                   case kCkptSize: ckpt_size = arg; return kGoOn;
+                                   case kCkptPeriod: ckpt_period = arg; return kGoOn;
+                                   case kCkptPeriodMax: ckpt_period_max = arg; return kGoOn;
+                                   case kCkptReplicas: ckpt_replicas = arg; return kGoOn;
                                    case kState: s.state = arg; return kGoOn;
                                    case kReserve: reserve = true; return kGoOn;
                                    case kJobId: req.job_id = parse_count(arg, "--job-id"); return kGoOn;
@@ -90,6 +118,7 @@ int cmd_place(int argc, char **argv) {
         return rc;
     take_positional_sources(s, std::vector<std::string>(argv + optind, argv + argc));
     parse_memory_flags(req, hot, latency, cold);
+    parse_checkpoint_flags(req, ckpt_size, ckpt_period, ckpt_period_max, ckpt_replicas);
     if (req.nodes == 0 && req.gpus == 0) req.nodes = 1;
     if ((reserve || release >= 0) && s.state.empty())
         throw InputError("", "--reserve", "needs a ledger file", "add --state FILE");
@@ -119,7 +148,9 @@ int cmd_place(int argc, char **argv) {
             free_nodes[i] = 0;
         }
 
-    Decision d = decide(model, ledger, req, free_nodes);
+    // Windows are granted against the ones the ledger's jobs hold, as the controller does.
+    const LinkBook links = link_book_of(model, ledger);
+    Decision d = decide(model, ledger, req, free_nodes, nullptr, req.wants_checkpoint() ? &links : nullptr);
     if (d.verdict != Verdict::Placed) {
         Decision ever = feasibility(model, req);
         if (ever.verdict == Verdict::Impossible) {

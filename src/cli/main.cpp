@@ -45,6 +45,7 @@ void usage(FILE *out) {
                  "  simulate [FABRIC INVENTORY] [options]  replay a workload trace under each placement policy\n"
                  "  jobs [options]                         placements: pod, hot and cold blades, state\n"
                  "  fabric [FABRIC INVENTORY] [options]    the pod x blade latency matrix (--plot FILE.svg)\n"
+                 "  links [options]                        link time booked by checkpoint windows (--plot FILE.svg)\n"
                  "  update blade=NAME state=drain|up|failed reason=TEXT\n"
                  "                                         set a blade's state in the inventory, with why and when\n"
                  "  explain JOBID --server HOST:PORT       why a job is where it is, or why it is pending\n"
@@ -84,6 +85,7 @@ int main(int argc, char **argv) {
         if (!std::strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "jobs")) return cmd_jobs(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "fabric")) return cmd_fabric(argc - 1, argv + 1);
+        if (!std::strcmp(cmd, "links")) return cmd_links(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "update")) return cmd_update(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "explain")) return cmd_explain(argc - 1, argv + 1);
         if (!std::strcmp(cmd, "metrics")) return cmd_metrics(argc - 1, argv + 1);

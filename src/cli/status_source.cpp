@@ -124,12 +124,15 @@ std::string ask_status_service(StatusSource &s, const std::string &query_json, c
 }
 
 std::string fetch_status(StatusSource &s, const std::string &op, long job) {
+    return fetch_status_query(s, "{\"op\": \"" + op + "\", \"job\": " + std::to_string(job) + "}");
+}
+
+std::string fetch_status_query(StatusSource &s, const std::string &query) {
     if (s.server.empty()) {
         const char *env = std::getenv(MORPHEUS_ENV_SERVER);
         if (env && *env && s.files.fabric.empty()) s.server = env;
     }
     find_default_source(s);
-    std::string query = "{\"op\": \"" + op + "\", \"job\": " + std::to_string(job) + "}";
     std::string reply;
     if (!s.server.empty()) {
         reply = ask_server(s, query);

@@ -32,11 +32,18 @@ constexpr int kOptServer = 2000, kOptState = 2001;
 // Sends {"op": op, "job": job} to the service, or answers it offline with the same code.
 // Throws InputError when the answer is an error document.
 std::string fetch_status(StatusSource &s, const std::string &op, long job = 0);
+// The same for any query (JSON), e.g. one with the op's own selection members.
+std::string fetch_status_query(StatusSource &s, const std::string &query_json);
 // The same, read into its typed value (status_model.hpp); a malformed answer is an error
 // naming the server and what is wrong.
 template <class T>
 T fetch(StatusSource &s, const std::string &op, long job = 0) {
     std::string text = fetch_status(s, op, job);
+    return from_json<T>(text, s.server.empty() ? "status" : s.server);
+}
+template <class T>
+T fetch_query(StatusSource &s, const std::string &query_json) {
+    std::string text = fetch_status_query(s, query_json);
     return from_json<T>(text, s.server.empty() ? "status" : s.server);
 }
 

@@ -54,6 +54,15 @@ std::vector<std::string> split_list(const std::string &s) {
     return out;
 }
 
+void take_job_ids(const char *arg, const char *option, std::vector<std::string> &out) {
+    for (const std::string &j : split_list(arg)) {
+        if (j.find_first_not_of("0123456789") != std::string::npos || j.size() > 10 || std::atol(j.c_str()) <= 0)
+            throw InputError("", option, "'" + j + "' is not a job id",
+                             std::string("give job ids, e.g. ") + option + " 42,43");
+        out.push_back(std::to_string(std::atol(j.c_str())));
+    }
+}
+
 namespace {
 
 std::string field_names(const std::vector<Field> &fields) {

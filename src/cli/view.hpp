@@ -43,6 +43,9 @@ bool take_view_option(int c, const char *arg, ViewOptions &v);
 
 // "a,b,,c" -> {"a", "b", "c"}
 std::vector<std::string> split_list(const std::string &s);
+// -j's "42,43": each a job id (digits, > 0), appended to `out` in canonical form; else an
+// InputError naming `option`.
+void take_job_ids(const char *arg, const char *option, std::vector<std::string> &out);
 
 // Which fields, how wide, and the literal text between them.
 struct Column {

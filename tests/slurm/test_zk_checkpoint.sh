@@ -110,6 +110,17 @@ out=$(morpheus_cli explain "$b" "${server[@]}") || fail "morpheus explain: $out"
 assert_match "explain of a placed job" "checkpoint window: every 1m from \\+${pb}s for 26s" "$out"
 out=$(morpheus_cli metrics "${server[@]}") || fail "morpheus metrics: $out"
 assert_match "booked share metric" 'morpheus_checkpoint_booked_share\{tier="leaf"\} 0\.[0-9]' "$out"
+# morpheus links: the two windows on blade1's link, apart, the load never over its share.
+out=$(morpheus_cli links --link blade1 --json "${server[@]}") || fail "morpheus links: $out"
+python3 - "$a" "$b" "$pa" "$pb" "$out" <<-'PY' || fail "morpheus links --link blade1: $out"
+	import json, sys
+	a, b, pa, pb = (int(x) for x in sys.argv[1:5])
+	d = json.loads(sys.argv[5])
+	[k] = [k for k in d["links"] if "blade1" in (k["from"], k["to"])]
+	held = {h["job_id"]: h["phase_s"] for h in k["holders"]}
+	assert held == {a: pa, b: pb}, held
+	assert all(s["booked"] <= k["capacity"] * 1.0001 for s in k["load"]), k["load"]
+	PY
 scancel "$a" "$b" "$c"
 wait_state "$a" CANCELLED 20
 wait_state "$b" CANCELLED 20
@@ -190,3 +201,29 @@ scancel "$f"
 for _ in $(seq 75); do ledger_has "$f" || break; sleep 0.2; done
 ledger_has "$f" && fail "job $f, cancelled while requeued, still holds its region"
 note "ok: a region kept for a requeued job is released when it is cancelled"
+
+# (6) A drained region blade: its copies stay (a restart restores from them), new regions go
+# elsewhere.
+scancel "$e"
+wait_state "$e" CANCELLED 20
+set_inventory blade1=2T,blade2=2T
+g=$(submit -N1 -w gpu101 --requeue --ckpt-size=200G --ckpt-period=60s -o "$TEST_TMP/g.out" --open-mode=append \
+	--wrap "$(job_script)")
+wait_state "$g" RUNNING 20
+wait_file "$TEST_TMP/g.out"
+region=$(ckpt_env "$TEST_TMP/g.out" MORPHEUS_CKPT_REGION)
+assert_match "region before the drain" '^blade1:200G' "$region"
+set_inventory blade1=2T,blade2=2T blade1=draining
+h=$(submit -N1 -w gpu102 --ckpt-size=200G --ckpt-period=60s -o "$TEST_TMP/h.out" --wrap "$(job_script)")
+wait_state "$h" RUNNING 20
+wait_file "$TEST_TMP/h.out"
+assert_match "a new region avoids the draining blade" '^blade2:200G' "$(ckpt_env "$TEST_TMP/h.out" MORPHEUS_CKPT_REGION)"
+assert_no_match "SystemComment of the job on the draining blade" 'CKPT-LOST' "$(comment "$g")"
+scontrol requeue "$g"
+for _ in $(seq 150); do grep -q '^END 1' "$TEST_TMP/g.out" && break; sleep 0.2; done
+grep -q '^END 1' "$TEST_TMP/g.out" || fail "job $g did not start again: $(job_field "$g" Reason)"
+second=$(sed -n '/^END 0/,$p' "$TEST_TMP/g.out")
+assert_eq "region on the draining blade kept over the requeue" "$region" "$(echo "$second" | sed -n 's/^MORPHEUS_CKPT_REGION=//p')"
+assert_eq "told to restore from the draining blade" 1 "$(echo "$second" | sed -n 's/^MORPHEUS_CKPT_RESTORE=//p')"
+assert_no_match "not told its checkpoint is lost" "MORPHEUS_CKPT_LOST=1" "$second"
+note "ok: drained region blade: job $g keeps $region and restores from it; new job $h went to blade2"

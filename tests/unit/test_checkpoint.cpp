@@ -16,6 +16,7 @@
 #include "explain.hpp"
 #include "morpheus/morpheus_ckpt.h"
 #include "pending_reason.hpp"
+#include "status_model.hpp"
 #include "units.hpp"
 #include "test_support.hpp"
 
@@ -50,6 +51,16 @@ ClusterModel example_with(const CheckpointSettings &cs) {
     PlacementSettings s;
     s.checkpoint = cs;
     return ClusterModel(std::move(f), std::move(inv), s);
+}
+
+// The example fabric with persistent memory on blade1 only, and CheckpointCycle `cycle_s`.
+ClusterModel blade1_pmem_only(int64_t cycle_s) {
+    Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
+    Inventory inv =
+        parse_inventory(R"({"version": 1, "blades": [{"name": "blade1", "dram": "1T", "pmem": "4T"}]})", "inv.json", f);
+    PlacementSettings ps;
+    ps.checkpoint.cycle_s = cycle_s;
+    return ClusterModel(std::move(f), std::move(inv), ps);
 }
 
 }  // namespace
@@ -244,15 +255,8 @@ static void region_replicas_apart(void **) {
 // disjoint windows; when the link is booked full, a third pends, naming the link, or starts
 // with a longer period when it allows one.
 static void decide_books_windows(void **) {
-    CheckpointSettings cs;
-    cs.cycle_s = 240;
-    Fabric f = read_fabric(top_srcdir("etc/fabric.json"));
     // Persistent memory on blade1 only: nothing to route around to.
-    Inventory inv =
-        parse_inventory(R"({"version": 1, "blades": [{"name": "blade1", "dram": "1T", "pmem": "4T"}]})", "inv.json", f);
-    PlacementSettings ps;
-    ps.checkpoint = cs;
-    ClusterModel m(std::move(f), std::move(inv), ps);
+    ClusterModel m = blade1_pmem_only(240);
     Ledger ledger(m.fabric().blades.size());
     LinkBook book = empty_link_book(m);
     std::vector<uint8_t> free = all_free(m);
@@ -290,6 +294,62 @@ static void decide_books_windows(void **) {
     assert_int_equal(s.placement.checkpoint.period_s, 240);
     assert_int_equal(s.placement.checkpoint.phase_s, 100);
     assert_non_null(strstr(s.placement.checkpoint_note.c_str(), "asked 2m"));
+}
+
+// The links view (morpheus links): the two windows on blade1's link, each shown to its owner
+// only (the other counted), the load over the horizon within the link's capacity; a user
+// cannot pick links by another user's job.
+static void link_view_shows_windows_to_their_owners(void **) {
+    ClusterModel m = blade1_pmem_only(240);
+    Ledger ledger(m.fabric().blades.size());
+    LinkBook book = empty_link_book(m);
+    for (uint64_t job = 1; job <= 2; ++job) {
+        Decision d = decide(m, ledger, ckpt(job, 1, "1T", "4m"), all_free(m), nullptr, &book);
+        assert_int_equal(d.verdict, Verdict::Placed);
+        Reservation res;
+        res.job_id = job;
+        res.uid = static_cast<uint32_t>(1000 * job);
+        res.pods = d.placement.pods;
+        res.segments = d.placement.segments;
+        res.checkpoint = d.placement.checkpoint;
+        assert_true(ledger.reserve(res, m.inventory()));
+        book_reservation(m, book, res);
+    }
+    const int64_t now = 1000003;
+    LinkQuery q;
+    q.ends = {"blade1"};
+    LinkBookView all = link_book_view(m, ledger, Viewer::of(0, true, false), now, q);
+    assert_int_equal(all.windows, 2);
+    assert_int_equal(all.links.size(), 1);
+    assert_int_equal(all.horizon_s, 240);  // the longest booked period
+    assert_int_equal(all.from, 1000000);  // down to a slot's start
+    const LinkBookingStatus &k = all.links[0];
+    assert_true(k.from == "blade1" || k.to == "blade1");
+    assert_int_equal(k.holders.size(), 2);
+    assert_int_equal(k.others, 0);
+    assert_true(k.peak <= k.capacity && k.peak > 0);
+    double booked_seconds = 0;
+    for (const LinkSpan &s : k.load) {
+        assert_true(s.start >= all.from && s.end <= all.from + all.horizon_s && s.start < s.end);
+        assert_true(s.booked <= k.capacity);
+        booked_seconds += double(s.end - s.start);
+    }
+    // Two windows of 44 s, in whole slots of 10 s, apart: 100 s of the 240 booked.
+    assert_int_equal(static_cast<int64_t>(booked_seconds), 100);
+
+    LinkBookView mine = link_book_view(m, ledger, Viewer::of(1000, false, false), now, q);
+    assert_int_equal(mine.links.size(), 1);
+    assert_int_equal(mine.links[0].holders.size(), 1);
+    assert_int_equal(mine.links[0].holders[0].job_id, 1);
+    assert_int_equal(mine.links[0].others, 1);
+    assert_int_equal(mine.links[0].load.size(), k.load.size());  // the load is everybody's
+    LinkQuery theirs;
+    theirs.jobs = {2};
+    assert_int_equal(link_book_view(m, ledger, Viewer::of(1000, false, false), now, theirs).links.size(), 0);
+    assert_true(link_book_view(m, ledger, Viewer::of(2000, false, false), now, theirs).links.size() > 0);
+    LinkQuery bad;
+    bad.ends = {"blade99"};
+    expect_input_error([&] { link_book_view(m, ledger, Viewer::of(0, true, false), now, bad); }, {"blade99"});
 }
 
 // With other blades to go to, a third job whose path to blade1 is full is routed around it.
@@ -613,6 +673,7 @@ int main(void) {
         cmocka_unit_test(requeue_keeps_region_and_says_restore),
         cmocka_unit_test(drained_region_blade_keeps_the_copy),
         cmocka_unit_test(window_arithmetic),
+        cmocka_unit_test(link_view_shows_windows_to_their_owners),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

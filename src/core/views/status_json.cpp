@@ -229,6 +229,59 @@ struct Fields<HeatMapView> {
         f("cells", h.cells);
     }
 };
+// The links op.
+template <>
+struct Fields<LinkHolder> {
+    template <class F, class S>
+    static void visit(F &f, S &h) {
+        f("job_id", h.job_id);
+        f("uid", h.uid);
+        f("rate", h.rate);
+        f("period_s", h.period_s);
+        f("phase_s", h.phase_s);
+        f("window_s", h.window_s);
+    }
+};
+template <>
+struct Fields<LinkSpan> {
+    template <class F, class S>
+    static void visit(F &f, S &p) {
+        f("start", p.start);
+        f("end", p.end);
+        f("booked", p.booked);
+    }
+};
+template <>
+struct Fields<LinkBookingStatus> {
+    template <class F, class S>
+    static void visit(F &f, S &k) {
+        f("index", k.index);
+        f("from", k.from);
+        f("to", k.to);
+        f("tier", k.tier);
+        f("bandwidth", k.bandwidth);
+        f("share", k.share);
+        f("capacity", k.capacity);
+        f("peak", k.peak);
+        f("others", k.others);
+        f("holders", k.holders);
+        f("load", k.load);
+    }
+};
+template <>
+struct Fields<LinkBookView> {
+    template <class F, class S>
+    static void visit(F &f, S &v) {
+        f("now", v.now);
+        f("from", v.from);
+        f("horizon_s", v.horizon_s);
+        f("slot_s", v.slot_s);
+        f("cycle_s", v.cycle_s);
+        f("windows", v.windows);
+        f("links_matched", v.links_matched);
+        f("links", v.links);
+    }
+};
 // The explain op.
 template <>
 struct Fields<ExplainDecision> {
@@ -374,6 +427,7 @@ json_t *to_json(const StatusSnapshot &s) { return encode(s); }
 json_t *to_json(const JobList &j) { return encode(j); }
 json_t *to_json(const FabricMatrix &f) { return encode(f); }
 json_t *to_json(const HeatMapView &h) { return encode(h); }
+json_t *to_json(const LinkBookView &v) { return encode(v); }
 json_t *to_json(const ExplainAnswer &e) { return encode(e); }
 json_t *to_json(const MetricsAnswer &m) { return encode(m); }
 
@@ -405,6 +459,7 @@ template StatusSnapshot from_json<StatusSnapshot>(const std::string &, const std
 template JobList from_json<JobList>(const std::string &, const std::string &);
 template FabricMatrix from_json<FabricMatrix>(const std::string &, const std::string &);
 template HeatMapView from_json<HeatMapView>(const std::string &, const std::string &);
+template LinkBookView from_json<LinkBookView>(const std::string &, const std::string &);
 template ExplainAnswer from_json<ExplainAnswer>(const std::string &, const std::string &);
 template MetricsAnswer from_json<MetricsAnswer>(const std::string &, const std::string &);
 

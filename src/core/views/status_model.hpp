@@ -182,6 +182,47 @@ struct LiveState {
     uint32_t metric_cells = 256;  // HeatMapMetricCells: per-cell series at most
 };
 
+// The links op (issue 28): the fabric's link time as checkpoint windows book it, which jobs
+// hold which link when. Rates are bytes per second; times unix seconds.
+struct LinkHolder {
+    uint64_t job_id = 0;
+    uint32_t uid = 0;
+    double rate = 0;  // what the job's flush holds on this link while its window is open
+    int64_t period_s = 0, phase_s = 0, window_s = 0;
+};
+// The load booked on a link over [start, end): one span per change inside the horizon.
+struct LinkSpan {
+    int64_t start = 0, end = 0;
+    double booked = 0;
+};
+struct LinkBookingStatus {
+    uint32_t index = 0;  // the link's place in the fabric file's "links"
+    std::string from, to, tier;
+    double bandwidth = 0, share = 0;  // share: CheckpointShare of the link's tier
+    double capacity = 0;  // share x bandwidth: the most windows may hold at any instant
+    double peak = 0;  // the most booked at any instant of the cycle
+    uint32_t others = 0;  // windows of jobs the viewer may not see (counted in the load)
+    std::vector<LinkHolder> holders;  // the viewer's jobs (every job to the privileged)
+    std::vector<LinkSpan> load;  // [from, from + horizon), spans with nothing booked left out
+};
+struct LinkBookView {
+    int64_t now = 0, from = 0, horizon_s = 0;  // from: now, down to a slot's start
+    int64_t slot_s = 0, cycle_s = 0;  // CheckpointSlot, CheckpointCycle
+    uint64_t windows = 0;  // jobs holding a window, all users
+    uint64_t links_matched = 0;  // booked links the query matched; more than links.size() when cut
+    std::vector<LinkBookingStatus> links;  // the fullest (peak / capacity) first
+};
+// What the links op selects.
+struct LinkQuery {
+    std::vector<std::string> ends;  // links with an end of these names (pod, switch, blade); empty: all
+    std::vector<uint64_t> jobs;  // links these jobs' windows use; empty: all
+    int64_t horizon_s = 0;  // 0: the longest booked period (one slot at least, the cycle at most)
+    uint32_t limit = 64;  // links in the answer at most (kMaxLinkRows)
+};
+// A link's load is at most one span per slot of the horizon (CheckpointCycle / CheckpointSlot,
+// 1440 by default): the row cap keeps one answer to a few MiB at worst.
+constexpr uint32_t kMaxLinkRows = 1024;
+
 // The explain op: the latest decision on a job, and what it holds.
 struct ExplainDecision {
     std::string verdict, reason;
@@ -207,6 +248,9 @@ StatusSnapshot status_snapshot(const ClusterModel &m, const Ledger &l, const Vie
 HeatMapView heat_map_view(const ClusterModel &m, const HeatMap &heat, int64_t now, const HeatQuery &q);
 JobList job_list(const ClusterModel &m, const Ledger &l, const DecisionLog &log, const Viewer &viewer);
 FabricMatrix fabric_matrix(const ClusterModel &m, const Ledger &l);
+// Throws InputError naming an end of the query the fabric lacks. `now`: unix seconds.
+LinkBookView link_book_view(const ClusterModel &m, const Ledger &l, const Viewer &viewer, int64_t now,
+                            const LinkQuery &q);
 SegmentStatus segment_status(const Fabric &f, const Segment &s);
 
 // To JSON: a new reference, keys in the order of the wire format. Every view's document, live
@@ -216,6 +260,7 @@ json_t *to_json(const StatusSnapshot &s);
 json_t *to_json(const JobList &j);
 json_t *to_json(const FabricMatrix &f);
 json_t *to_json(const HeatMapView &h);
+json_t *to_json(const LinkBookView &v);
 json_t *to_json(const ExplainAnswer &e);
 json_t *to_json(const MetricsAnswer &m);
 // {"error": message}: the answer to a query that cannot be answered.

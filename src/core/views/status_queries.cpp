@@ -4,6 +4,7 @@
 #include <jansson.h>
 
 #include <algorithm>
+#include <ctime>
 
 #include "cluster_model.hpp"
 #include "decision_log.hpp"
@@ -21,35 +22,69 @@ namespace morpheus {
 
 namespace {
 
+// request[key], when given, as a list of names into `out`; false with `problem` set when it
+// is no list of names. Bounded: no more names than a fabric could have blades.
+bool name_list(json_t *req, const char *key, std::vector<std::string> &out, std::string &problem) {
+    json_t *list = json_object_get(req, key);
+    if (!list) return true;
+    bool good = json_is_array(list) && json_array_size(list) <= 100000;
+    size_t i;
+    json_t *name;
+    if (good) json_array_foreach(list, i, name) {
+            if (!json_is_string(name)) good = false;
+            if (good) out.push_back(json_string_value(name));
+        }
+    if (!good) problem = std::string("\"") + key + "\" is not a list of names";
+    return good;
+}
+
+// request["limit"], when given, a whole number from 1 to `most` into `limit`; false with
+// `problem` set when not.
+bool limit_of(json_t *req, uint32_t most, const char *what, uint32_t &limit, std::string &problem) {
+    json_t *l = json_object_get(req, "limit");
+    if (!l) return true;
+    if (!json_is_integer(l) || json_integer_value(l) < 1 || json_integer_value(l) > most) {
+        problem = std::string("\"limit\" is not a number of ") + what + " from 1 to " + std::to_string(most);
+        return false;
+    }
+    limit = static_cast<uint32_t>(json_integer_value(l));
+    return true;
+}
+
 // The live fabric op's selection; nullopt with `problem` set when the request is malformed.
 std::optional<HeatQuery> heat_query(json_t *req, std::string &problem) {
     HeatQuery q;
-    for (auto [key, names] :
-         {std::pair<const char *, std::vector<std::string> *>{"pods", &q.pods}, {"blades", &q.blades}}) {
-        json_t *list = json_object_get(req, key);
-        if (!list) continue;
-        // A bounded request: no more names than a fabric could have blades.
-        if (!json_is_array(list) || json_array_size(list) > 100000) {
-            problem = std::string("\"") + key + "\" is not a list of names";
-            return std::nullopt;
-        }
+    q.all = json_is_true(json_object_get(req, "all"));
+    if (!name_list(req, "pods", q.pods, problem) || !name_list(req, "blades", q.blades, problem) ||
+        !limit_of(req, kMaxHeatCells, "cells", q.limit, problem))
+        return std::nullopt;
+    return q;
+}
+
+// The links op's selection; nullopt with `problem` set when the request is malformed.
+std::optional<LinkQuery> link_query(json_t *req, std::string &problem) {
+    LinkQuery q;
+    if (!name_list(req, "ends", q.ends, problem) || !limit_of(req, kMaxLinkRows, "links", q.limit, problem))
+        return std::nullopt;
+    if (json_t *jobs = json_object_get(req, "jobs")) {
+        bool good = json_is_array(jobs) && json_array_size(jobs) <= 100000;
         size_t i;
-        json_t *name;
-        json_array_foreach(list, i, name) {
-            if (!json_is_string(name)) {
-                problem = std::string("\"") + key + "\" is not a list of names";
-                return std::nullopt;
+        json_t *e;
+        if (good) json_array_foreach(jobs, i, e) {
+                if (!json_is_integer(e) || json_integer_value(e) <= 0) good = false;
+                if (good) q.jobs.push_back(static_cast<uint64_t>(json_integer_value(e)));
             }
-            names->push_back(json_string_value(name));
+        if (!good) {
+            problem = "\"jobs\" is not a list of job ids";
+            return std::nullopt;
         }
     }
-    q.all = json_is_true(json_object_get(req, "all"));
-    if (json_t *limit = json_object_get(req, "limit")) {
-        if (!json_is_integer(limit) || json_integer_value(limit) < 1 || json_integer_value(limit) > kMaxHeatCells) {
-            problem = "\"limit\" is not a number of cells from 1 to " + std::to_string(kMaxHeatCells);
+    if (json_t *h = json_object_get(req, "horizon")) {
+        if (!json_is_integer(h) || json_integer_value(h) < 0 || json_integer_value(h) > 366 * 86400) {
+            problem = "\"horizon\" is not a number of seconds from 0 to a year";
             return std::nullopt;
         }
-        q.limit = static_cast<uint32_t>(json_integer_value(limit));
+        q.horizon_s = json_integer_value(h);
     }
     return q;
 }
@@ -70,6 +105,7 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
     const bool live_fabric = op == "fabric" && json_is_true(json_object_get(req, "live"));
     std::string problem;
     std::optional<HeatQuery> heat_q = live_fabric ? heat_query(req, problem) : std::nullopt;
+    std::optional<LinkQuery> link_q = op == "links" ? link_query(req, problem) : std::nullopt;
     json_decref(req);
 
     const Viewer viewer = Viewer::of(uid, privileged, private_jobs);
@@ -85,6 +121,15 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
             return document_text(to_json(heat_map_view(model, *live.heat, live.now, *heat_q)));
         } catch (const InputError &e) {
             return error_document("fabric live: " + e.problem());
+        }
+    }
+    if (op == "links") {  // the load is everybody's; each holder only to who may see the job
+        if (!link_q) return error_document("links: " + problem);
+        try {
+            return document_text(
+                to_json(link_book_view(model, ledger, viewer, live.now ? live.now : std::time(nullptr), *link_q)));
+        } catch (const InputError &e) {
+            return error_document("links: " + e.problem());
         }
     }
     if (op == "fabric") return document_text(to_json(fabric_matrix(model, ledger)));  // no job: the same for all
@@ -108,7 +153,7 @@ std::string answer_status_query(const ClusterModel &model, const Ledger &ledger,
     }
     return error_document(
         "unknown op \"" + op +
-        "\" (status, jobs, fabric, explain, metrics, moves, move_done, probe_blades, report_latency)");
+        "\" (status, jobs, fabric, links, explain, metrics, moves, move_done, probe_blades, report_latency)");
 }
 
 namespace {

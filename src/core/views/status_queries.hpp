@@ -15,7 +15,7 @@ class DecisionLog;
 class Engine;
 class NodeAddresses;
 
-// request_json: {"op": "status" | "jobs" | "fabric" | "explain" | "metrics", "job": N}. A privileged
+// request_json: {"op": "status" | "jobs" | "fabric" | "links" | "explain" | "metrics", "job": N}. A privileged
 // viewer (root, SlurmUser) sees every job's detail; others see pool totals and their own jobs
 // only, and with private_jobs (Slurm's PrivateData=jobs) no other user's job at all. To such a
 // viewer, explain answers alike for another user's job and for no job, so it tells nothing of
@@ -27,6 +27,10 @@ class NodeAddresses;
 // every reachable cell, at most `limit` (default 4096, at most kMaxHeatCells) of them. Without
 // a heat map (offline) the live fabric op is an error saying that only the controller has
 // measurements.
+//   {"op": "links", "ends": [NAME...], "jobs": [ID...], "horizon": SECONDS, "limit": N}
+// answers the link time checkpoint windows book (LinkBookView): the links the windows use, the
+// fullest first, with each link's load over the horizon (default: the longest booked period)
+// and its holders; a viewer sees the holders among its own jobs only, the rest as a count.
 std::string answer_status_query(const ClusterModel &model, const Ledger &ledger, const DecisionLog &log, uint32_t uid,
                                 bool privileged, const std::string &request_json, bool private_jobs = false,
                                 const LiveState &live = {});
