@@ -25,10 +25,9 @@ namespace morpheus::cli {
 namespace {
 
 const std::vector<Field> kWindowFields = {
-    {"link", 'l', "LINK"},     {"tier", 'T', "TIER"},       {"capacity", 'c', "CAPACITY"},
-    {"peak", 'k', "PEAK"},     {"jobid", 'i', "JOBID"},     {"user", 'u', "USER"},
-    {"rate", 'r', "RATE"},     {"period", 'P', "PERIOD"},   {"phase", 'f', "PHASE"},
-    {"window", 'w', "WINDOW"}, {"next", 'n', "NEXT_OPEN"},
+    {"link", 'l', "LINK"},   {"tier", 'T', "TIER"},     {"capacity", 'c', "CAPACITY"}, {"peak", 'k', "PEAK"},
+    {"jobid", 'i', "JOBID"}, {"user", 'u', "USER"},     {"rate", 'r', "RATE"},         {"period", 'P', "PERIOD"},
+    {"phase", 'f', "PHASE"}, {"window", 'w', "WINDOW"}, {"next", 'n', "NEXT_OPEN"},
 };
 
 constexpr int kTimelineMarks = 48;
@@ -111,16 +110,17 @@ std::string render(const LinkBookView &v, bool header) {
                      format_hot_wait(std::max<int64_t>(1, v.horizon_s / kTimelineMarks)) + ")"});
     for (const LinkBookingStatus &k : v.links)
         links.add({link_name(k), k.tier, rate_text(k.bandwidth), percent(k.share), rate_text(k.capacity),
-                   percent(k.capacity > 0 ? k.peak / k.capacity : 0),
-                   std::to_string(k.holders.size() + k.others), timeline(k, v)});
+                   percent(k.capacity > 0 ? k.peak / k.capacity : 0), std::to_string(k.holders.size() + k.others),
+                   timeline(k, v)});
     out += links.render(header);
     if (header) {
         if (v.links.empty())
             out += v.windows ? "no booked link matches; see morpheus links without --link/-j\n"
                              : "no checkpoint window is booked (jobs ask with --ckpt-size and --ckpt-period)\n";
         else
-            out += "timeline: share of the link's checkpoint capacity booked: '.' <=25% ':' <=50% '+' <=75% "
-                   "'#' <=100% '!' over (CheckpointShare lowered since)\n";
+            out +=
+                "timeline: share of the link's checkpoint capacity booked: '.' <=25% ':' <=50% '+' <=75% "
+                "'#' <=100% '!' over (CheckpointShare lowered since)\n";
         if (v.links_matched > v.links.size())
             out += "showing " + std::to_string(v.links.size()) + " of " + std::to_string(v.links_matched) +
                    " links: narrow with --link/-j or raise --limit\n";
@@ -161,8 +161,7 @@ void plot_links(const LinkBookView &v, const std::string &path) {
                 int64_t start = v.from - ((v.from - h.phase_s) % h.period_s + h.period_s) % h.period_s;
                 for (; start < v.from + v.horizon_s; start += h.period_s) {
                     const double lo = static_cast<double>(std::max(start, v.from) - v.from);
-                    const double hi =
-                        static_cast<double>(std::min(start + h.window_s, v.from + v.horizon_s) - v.from);
+                    const double hi = static_cast<double>(std::min(start + h.window_s, v.from + v.horizon_s) - v.from);
                     if (hi > lo) out << lo << ' ' << hi << ' ' << y << '\n';
                 }
             }
