@@ -156,6 +156,24 @@ int morpheus_engine_flush(morpheus_engine_t *engine, int seconds);
 /* A shim's decision cache totals (job tests answered from a kept decision, and decided
  * afresh), for `morpheus metrics` (morpheus_decision_cache_total). */
 void morpheus_decision_cache_counts(morpheus_engine_t *engine, uint64_t hits, uint64_t misses);
+/* Where a shim's scheduler time goes (issue 26), as totals since it loaded: the job tests of
+ * jobs with Morpheus flags, per mode (the main scheduler's RUN_NOW, backfill's WILL_RUN), their
+ * wall time and how much of it was cons_tres's own job test and the wait for the shim's lock;
+ * and the starts (job_begin) of those jobs. For `morpheus metrics` (morpheus_job_test_*,
+ * morpheus_job_begin_*). */
+typedef struct morpheus_mode_timing {
+	uint64_t tests;		  /* job tests */
+	uint64_t cons_tres_runs;  /* cons_tres job tests they made (narrowed node sets) */
+	double seconds;		  /* their wall time, all of it */
+	double cons_tres_seconds; /* of which inside cons_tres */
+	double lock_wait_seconds; /* of which waiting for the shim's lock */
+} morpheus_mode_timing_t;
+typedef struct morpheus_test_timing {
+	morpheus_mode_timing_t run_now, will_run;
+	uint64_t begins;      /* job starts */
+	double begin_seconds; /* their wall time (reservation, publishing, cons_tres's begin) */
+} morpheus_test_timing_t;
+void morpheus_test_timing(morpheus_engine_t *engine, const morpheus_test_timing_t *timing);
 
 /* Parses the flag texts (each may be NULL or ""); -1 with err naming the flag. */
 int morpheus_request_set_flags(morpheus_request_t *req, const char *hot, const char *hot_latency,

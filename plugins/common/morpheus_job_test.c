@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "morpheus_decision_cache.h"
+#include "morpheus_test_timing.h"
 
 static time_t decisions_checked; /* last sweep of pending decisions, see _forget_gone_jobs */
 
@@ -519,13 +520,20 @@ extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t 
 	morpheus_error_t err;
 	bool refused = true; /* by Morpheus, as opposed to cons_tres */
 	int rc, wants;
+	double started, locked;
+	glue_timed_try_t timed = { try_fn, try_arg, 0, 0 };
 
 	if (!glue_configured)
 		goto pass_through;
 	if ((wants = glue_job_request(job_ptr, min_nodes, &req, &err)) == 0)
 		goto pass_through;
 
+	/* From here on cons_tres runs through the timer (morpheus_test_timing.h). */
+	try_fn = glue_timed_try;
+	try_arg = &timed;
+	started = glue_clock();
 	slurm_mutex_lock(&glue_lock);
+	locked = glue_clock();
 	glue_restore_running_if_due_locked();
 	if (glue_engine)
 		_forget_gone_jobs_locked();
@@ -581,6 +589,7 @@ extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t 
 				       &refused);
 		if (glue_reason_mode(mode) && !refused)
 			glue_clear_reason(job_ptr);
+		glue_note_test_locked(mode, started, locked, &timed);
 	}
 	slurm_mutex_unlock(&glue_lock);
 	return rc;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "morpheus_decision_cache.h"
+#include "morpheus_test_timing.h"
 
 /* Reserves blades for the nodes the job holds (its node_bitmap), as the core chooses them. */
 extern int glue_reserve_locked(job_record_t *job_ptr, const morpheus_request_t *req,
@@ -33,6 +34,7 @@ extern int placement_job_begin(placement_job_fn job_begin, job_record_t *job_ptr
 	morpheus_request_t req;
 	morpheus_error_t err;
 	int rc;
+	double started = glue_clock();
 
 	/*
 	 * Reserve here, not in job_test: select_nodes() commits a job only after job_test (and
@@ -74,6 +76,7 @@ extern int placement_job_begin(placement_job_fn job_begin, job_record_t *job_ptr
 	glue_decision_forget(job_ptr->job_id);		  /* and is tested no more */
 	glue_publish(job_ptr);
 fini:
+	glue_note_begin_locked(started);
 	slurm_mutex_unlock(&glue_lock);
 	return rc;
 }

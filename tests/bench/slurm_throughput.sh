@@ -71,10 +71,17 @@ t2=$(date +%s.%N)
 		m==2 && /Total cycles/ {gsub(/ /,"",$2); print "bf_cycles", $2}'
 	# Morpheus's decision cache and the core's fresh decisions (absent with cons_tres).
 	curl -sf "http://127.0.0.1:$E2E_METRICS_PORT/metrics" 2>/dev/null | awk '
+		function mode(l) { sub(/.*mode="/, "", l); sub(/".*/, "", l); return l }
 		/^morpheus_decision_cache_total\{result="hit"\}/ {print "cache_hits", $2}
 		/^morpheus_decision_cache_total\{result="miss"\}/ {print "cache_misses", $2}
 		/^morpheus_decision_seconds_count / {print "core_decisions", $2}
-		/^morpheus_decision_seconds_sum / {print "core_decision_s", $2}' || true
+		/^morpheus_decision_seconds_sum / {print "core_decision_s", $2}
+		/^morpheus_job_tests_total\{/ {print "tests_" mode($0), $2}
+		/^morpheus_job_test_cons_tres_runs_total\{/ {print "cons_tres_runs_" mode($0), $2}
+		/^morpheus_job_test_seconds_total\{/ {p = $0; sub(/.*part="/, "", p); sub(/".*/, "", p)
+			print "test_" p "_s_" mode($0), $2}
+		/^morpheus_job_begins_total / {print "begins", $2}
+		/^morpheus_job_begin_seconds_total / {print "begin_s", $2}' || true
 } >>"$out/$name"
 STREAM
 chmod +x "$out/stream.sh"
@@ -108,6 +115,17 @@ if "cache_hits" in m:
     print("\ndecision cache: %d hits, %d misses (%.1f%% hits); the core decided %d times in %.3f s"
           % (m["cache_hits"], m["cache_misses"], 100 * m["cache_hits"] / tests if tests else 0,
              m.get("core_decisions", 0), m.get("core_decision_s", 0)))
+for mode, who in (("run_now", "main scheduler"), ("will_run", "backfill")):
+    # Where select/morpheus's scheduler time went (sums over every pass of that scheduler).
+    t = m.get("tests_" + mode)
+    if t:
+        print("%s: %d tests of Morpheus jobs, %.2f cons_tres runs each; per test %.1f us in Morpheus, %.1f us in "
+              "cons_tres, %.1f us waiting for the lock"
+              % (who, t, m["cons_tres_runs_" + mode] / t, 1e6 * m["test_morpheus_s_" + mode] / t,
+                 1e6 * m["test_cons_tres_s_" + mode] / t, 1e6 * m["test_lock_wait_s_" + mode] / t))
+if m.get("begins"):
+    print("job starts of Morpheus jobs: %d, %.1f us each (reservation, publishing, cons_tres's job_begin)"
+          % (m["begins"], 1e6 * m["begin_s"] / m["begins"]))
 marks = sorted(k for k in m if k.startswith("rss_after_"))
 if marks:
     first, last = m[marks[0]], m[marks[-1]]

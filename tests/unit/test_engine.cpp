@@ -345,6 +345,25 @@ static void failed_release_is_retried(void **) {
 // Issue 26: background saves (slurmctld's) return before the disk does; the saver writes the
 // newest ledger right after, a failed save is reported by sync() and retried until it lands,
 // and closing the engine writes what is still owed.
+// Where the scheduler's time goes (issue 26): a shim's totals reach the metrics, the
+// Morpheus part being what is left of the wall time after cons_tres and the lock wait.
+static void test_timing_reaches_the_metrics(void **) {
+    Dir d;
+    morpheus::Engine engine(d.at("morpheus.conf"), d.at("ledger.json"));
+    std::lock_guard<std::mutex> g(engine.lock());
+    engine.decisions().set_test_timing({{10, 14, 0.5, 0.25, 0.125}, {4, 8, 1, 0.75, 0}, 3, 0.0625});
+    const std::string m = morpheus::metrics_text(engine.model(), engine.ledger(), engine.decisions());
+    for (const char *line :
+         {"morpheus_job_tests_total{mode=\"run_now\"} 10\n", "morpheus_job_tests_total{mode=\"will_run\"} 4\n",
+          "morpheus_job_test_cons_tres_runs_total{mode=\"run_now\"} 14\n",
+          "morpheus_job_test_seconds_total{mode=\"run_now\",part=\"morpheus\"} 0.125\n",
+          "morpheus_job_test_seconds_total{mode=\"run_now\",part=\"cons_tres\"} 0.25\n",
+          "morpheus_job_test_seconds_total{mode=\"run_now\",part=\"lock_wait\"} 0.125\n",
+          "morpheus_job_test_seconds_total{mode=\"will_run\",part=\"morpheus\"} 0.25\n",
+          "morpheus_job_begins_total 3\n", "morpheus_job_begin_seconds_total 0.0625\n"})
+        if (m.find(line) == std::string::npos) fail_msg("metrics lack %s", line);
+}
+
 static void background_saves_land(void **) {
     Dir d;
     morpheus_error_t err;
@@ -880,6 +899,7 @@ int main(void) {
         cmocka_unit_test(failed_save_changes_nothing),
         cmocka_unit_test(failed_release_is_retried),
         cmocka_unit_test(background_saves_land),
+        cmocka_unit_test(test_timing_reaches_the_metrics),
         cmocka_unit_test(background_release_on_a_full_disk),
         cmocka_unit_test(seam_spread_feasible_decisions),
         cmocka_unit_test(earliest_start_waits_for_memory),

@@ -301,6 +301,18 @@ MORPHEUS_API void morpheus_decision_cache_counts(morpheus_engine_t *e, uint64_t 
     } catch (...) {}
 }
 
+MORPHEUS_API void morpheus_test_timing(morpheus_engine_t *e, const morpheus_test_timing_t *t) {
+    if (!t) return;
+    try {
+        std::lock_guard<std::mutex> g(e->engine.lock());
+        auto mode = [](const morpheus_mode_timing_t &m) {
+            return morpheus::DecisionLog::ModeTiming{m.tests, m.cons_tres_runs, m.seconds, m.cons_tres_seconds,
+                                                     m.lock_wait_seconds};
+        };
+        e->engine.decisions().set_test_timing({mode(t->run_now), mode(t->will_run), t->begins, t->begin_seconds});
+    } catch (...) {}
+}
+
 MORPHEUS_API void morpheus_engine_set_background_saves(morpheus_engine_t *e, int on) {
     try {
         std::lock_guard<std::mutex> g(e->engine.lock());

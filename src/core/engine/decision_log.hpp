@@ -69,6 +69,19 @@ public:
     uint64_t cache_hits() const { return cache_hits_; }
     uint64_t cache_misses() const { return cache_misses_; }
 
+    // Where the shim's scheduler time goes (morpheus_test_timing_t), as totals.
+    struct ModeTiming {
+        uint64_t tests = 0, cons_tres_runs = 0;
+        double seconds = 0, cons_tres_seconds = 0, lock_wait_seconds = 0;
+    };
+    struct TestTiming {
+        ModeTiming run_now, will_run;
+        uint64_t begins = 0;
+        double begin_seconds = 0;
+    };
+    void set_test_timing(const TestTiming &t) { test_timing_ = t; }
+    const TestTiming &test_timing() const { return test_timing_; }
+
 private:
     size_t capacity_;
     std::map<uint64_t, DecisionRecord> by_job_;
@@ -81,6 +94,7 @@ private:
     std::map<uint64_t, Reservation> releasing_;
     uint64_t release_failures_ = 0;
     uint64_t cache_hits_ = 0, cache_misses_ = 0;
+    TestTiming test_timing_;
 };
 
 }  // namespace morpheus

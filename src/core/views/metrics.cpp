@@ -215,6 +215,34 @@ std::string metrics_text(const ClusterModel &m, const Ledger &l, const DecisionL
          "Scheduler job tests answered from a kept decision (hit) or decided afresh (miss).");
     line(out, "morpheus_decision_cache_total", "result=\"hit\"", static_cast<double>(log.cache_hits()));
     line(out, "morpheus_decision_cache_total", "result=\"miss\"", static_cast<double>(log.cache_misses()));
+    // Where the scheduler's time goes in select/morpheus (issue 26): a shim's totals, by mode
+    // (run_now: the main scheduler; will_run: backfill).
+    const DecisionLog::TestTiming &t = log.test_timing();
+    const std::pair<const char *, const DecisionLog::ModeTiming *> modes[] = {{"run_now", &t.run_now},
+                                                                              {"will_run", &t.will_run}};
+    head(out, "morpheus_job_tests_total", "counter",
+         "Scheduler job tests of jobs with Morpheus flags, by mode (run_now: main, will_run: backfill).");
+    for (const auto &[name, mt] : modes)
+        line(out, "morpheus_job_tests_total", std::string("mode=\"") + name + "\"", static_cast<double>(mt->tests));
+    head(out, "morpheus_job_test_cons_tres_runs_total", "counter",
+         "cons_tres job tests those made, one per node set offered.");
+    for (const auto &[name, mt] : modes)
+        line(out, "morpheus_job_test_cons_tres_runs_total", std::string("mode=\"") + name + "\"",
+             static_cast<double>(mt->cons_tres_runs));
+    head(out, "morpheus_job_test_seconds_total", "counter",
+         "Wall time of those tests: in Morpheus, in cons_tres, waiting for the shim's lock.");
+    for (const auto &[name, mt] : modes) {
+        const std::string mode = std::string("mode=\"") + name + "\",part=";
+        line(out, "morpheus_job_test_seconds_total", mode + "\"morpheus\"",
+             std::max(0.0, mt->seconds - mt->cons_tres_seconds - mt->lock_wait_seconds));
+        line(out, "morpheus_job_test_seconds_total", mode + "\"cons_tres\"", mt->cons_tres_seconds);
+        line(out, "morpheus_job_test_seconds_total", mode + "\"lock_wait\"", mt->lock_wait_seconds);
+    }
+    head(out, "morpheus_job_begins_total", "counter", "Starts (job_begin) of jobs with Morpheus flags.");
+    line(out, "morpheus_job_begins_total", "", static_cast<double>(t.begins));
+    head(out, "morpheus_job_begin_seconds_total", "counter",
+         "Wall time of those starts: reservation, publishing, cons_tres's job_begin.");
+    line(out, "morpheus_job_begin_seconds_total", "", t.begin_seconds);
     head(out, "morpheus_rejections_total", "counter", "Requests refused, by the reason of the best pod.");
     for (const auto &[reason, n] : log.rejections())
         line(out, "morpheus_rejections_total", "reason=\"" + reason + "\"", static_cast<double>(n));
