@@ -294,15 +294,40 @@ fini:
 	return d;
 }
 
+/* The first node set from step `from` on that holds every node of `chosen`; NO_STEP if none. */
+static size_t _step_holding(morpheus_plan_t *plan, size_t from, bitstr_t *chosen, uint8_t *allowed)
+{
+	size_t steps = morpheus_plan_steps(plan);
+	int nbits = bit_size(chosen);
+
+	for (size_t k = from; k < steps; k++) {
+		bool holds = true;
+		morpheus_plan_step_nodes(plan, k, allowed);
+		for (int i = 0; holds && (i < nbits); i++) {
+			int f;
+			if (bit_test(chosen, i))
+				holds = ((f = glue_fabric_index(i)) >= 0) && allowed[f];
+		}
+		if (holds)
+			return k;
+	}
+	return NO_STEP;
+}
+
 /*
- * Offers cons_tres the plan's node sets one at a time, best first. RUN_NOW takes the first
- * it accepts; WILL_RUN (backfill asks "when?") the one that starts soonest. With several
- * sets, cons_tres is first asked once about all of them together: fewer nodes never help, so
- * when it refuses them all (the usual answer for a job queued behind busy nodes) no set is
- * tried one by one, and a will-run set that starts as early as all of them together is the
- * best there is. RUN_NOW asks about the best set alone before that: the main scheduler tests
- * jobs that start (it stops at a partition's first refusal), and one run of cons_tres is
- * then all a start costs, as without Morpheus.
+ * Offers cons_tres the plan's node sets, best first. RUN_NOW takes the best it accepts;
+ * WILL_RUN (backfill asks "when?") the one that starts soonest. With several sets, cons_tres
+ * is asked once about all of them together: fewer nodes never help, so when it refuses them
+ * all (the usual answer for a job queued behind busy nodes) no set is tried one by one, and a
+ * will-run set that starts as early as all of them together is the best there is.
+ * RUN_NOW asks about the best set alone first: the main scheduler tests jobs that start (it
+ * stops at a partition's first refusal), and one run of cons_tres is then all a start costs,
+ * as without Morpheus. When the best set is busy, the rest go together, and the nodes
+ * cons_tres chose among them are taken when they lie in one set (that set's placement is
+ * what job_begin reserves): a main-scheduler test costs two runs of cons_tres at most in the
+ * usual case, not two plus one per set (issue 26: 2.4 runs a test were most of the main
+ * scheduler's time). The price: among the sets after the best one, cons_tres's choice wins
+ * over the core's order; every one of them meets the job's bound.
  */
 static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			uint16_t mode, placement_try_fn try_fn, void *try_arg,
@@ -340,21 +365,35 @@ static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_no
 	}
 	if (steps > 1) {
 		bitstr_t *all = bit_alloc(nbits);
+		size_t held;
 		narrowed = bit_alloc(nbits);
-		for (size_t k = 0; k < steps; k++)
+		for (size_t k = first_tried ? 1 : 0; k < steps; k++)
 			if (_narrow_to_step(plan, k, bitmap, narrowed, allowed, 0))
 				bit_or(all, narrowed);
 		rc = (bit_set_count(all) >= min_nodes) ? try_fn(try_arg, all) : SLURM_ERROR;
-		FREE_NULL_BITMAP(all);
 		FREE_NULL_BITMAP(narrowed);
 		if (rc != SLURM_SUCCESS) {
 			log_flag(SELECT_TYPE, "select/morpheus: %pJ mode %u: cons_tres refuses all %zu node sets",
-				 job_ptr, mode, steps);
+				 job_ptr, mode, steps - first_tried);
+			FREE_NULL_BITMAP(all);
 			goto fini;
 		}
 		all_start = job_ptr->start_time;
-		if (mode == SELECT_MODE_RUN_NOW)
+		if (mode == SELECT_MODE_RUN_NOW) {
+			/* cons_tres chose nodes among the sets (all): one set holding them all is
+			 * the one taken, with no run per set. */
+			held = _step_holding(plan, first_tried ? 1 : 0, all, allowed);
+			if ((held != NO_STEP) && !_delays_planned_job(job_ptr, all, req, &delay_why)) {
+				log_flag(SELECT_TYPE, "select/morpheus: %pJ mode %u step %zu/%zu (%s): chosen by cons_tres among the rest",
+					 job_ptr, mode, held + 1, steps,
+					 morpheus_plan_step_pods(plan, held));
+				bit_copybits(bitmap, all);
+				FREE_NULL_BITMAP(all);
+				goto fini;
+			}
 			free_job_resources(&job_ptr->job_resrcs); /* built again for the step taken */
+		}
+		FREE_NULL_BITMAP(all);
 		rc = SLURM_ERROR;
 	}
 
