@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -129,6 +130,8 @@ struct JsonRef {
 
 LedgerFileOps real_ops() { return {&::write, &::fsync, &::rename}; }
 LedgerFileOps file_ops = real_ops();
+// A test swaps the file operations while an engine's saver thread may be saving (TSan saw it).
+std::mutex file_ops_mutex;
 
 std::string join_ids(const std::vector<uint64_t> &ids) {
     std::string s;
@@ -227,6 +230,7 @@ void note_orphan(std::map<std::string, std::vector<uint64_t>> &names, const std:
 
 void set_ledger_file_ops_for_tests(const LedgerFileOps &ops) {
     LedgerFileOps real = real_ops();
+    std::lock_guard<std::mutex> g(file_ops_mutex);
     file_ops.write = ops.write ? ops.write : real.write;
     file_ops.fsync = ops.fsync ? ops.fsync : real.fsync;
     file_ops.rename = ops.rename ? ops.rename : real.rename;
@@ -298,7 +302,12 @@ void Ledger::save(const std::string &path, const Fabric &fabric) const {
     how.mode = 0600;
     how.on_open_failure = "check that the state directory exists and is writable by SlurmUser";
     how.on_failure = "free space on the state file's file system; the ledger on disk and in memory is unchanged";
-    write_durably(path, to_json(fabric), how, {file_ops.write, file_ops.fsync, file_ops.rename});
+    LedgerFileOps ops;
+    {
+        std::lock_guard<std::mutex> g(file_ops_mutex);
+        ops = file_ops;
+    }
+    write_durably(path, to_json(fabric), how, {ops.write, ops.fsync, ops.rename});
 }
 
 Ledger Ledger::load(const std::string &path, const Fabric &fabric) {
