@@ -9,14 +9,7 @@
 #        BENCH_DIR, PYTHON
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-morpheus="$top_builddir/src/cli/morpheus"
-py=${PYTHON:-python3}
-traces=${TRACES:-$top_srcdir/../shared/traces}
-[ -x "$morpheus" ] || { echo "run-ckpt-bench.sh: build src/cli/morpheus first" >&2; exit 2; }
-if [ -n "${BENCH_DIR:-}" ]; then dir=$BENCH_DIR; mkdir -p "$dir"; else
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/morpheus-ckpt.XXXXXX"); trap 'rm -rf "$dir"' EXIT; fi
+. "$here/sim_bench_env.sh" ckpt
 
 # The fabric run-sim-bench.sh uses for NASA: 128 nodes in 8 pods, 32 blades, 2 spines.
 "$py" "$top_srcdir/contrib/gen-fabric.py" --nodes 128 --pods 8 --blades 32 --spines 2 \

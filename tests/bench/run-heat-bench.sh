@@ -13,15 +13,8 @@
 #        TRACES (default $top_srcdir/../shared/traces), BENCH_DIR, PYTHON
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-morpheus="$top_builddir/src/cli/morpheus"
-py=${PYTHON:-python3}
-traces=${TRACES:-$top_srcdir/../shared/traces}
+. "$here/sim_bench_env.sh" heat
 events=${EVENTS:-$here/nasa-latency-events}
-[ -x "$morpheus" ] || { echo "run-heat-bench.sh: build src/cli/morpheus first" >&2; exit 2; }
-if [ -n "${BENCH_DIR:-}" ]; then dir=$BENCH_DIR; mkdir -p "$dir"; else
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/morpheus-heat.XXXXXX"); trap 'rm -rf "$dir"' EXIT; fi
 
 "$py" "$top_srcdir/contrib/gen-fabric.py" --nodes 128 --pods 8 --blades 32 --spines 2 --blades-per-pool 8 \
     -o "$dir/nasa" 2>/dev/null

@@ -15,14 +15,7 @@
 #        $top_srcdir/../shared/traces), BENCH_DIR, PYTHON
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-morpheus="$top_builddir/src/cli/morpheus"
-py=${PYTHON:-python3}
-traces=${TRACES:-$top_srcdir/../shared/traces}
-[ -x "$morpheus" ] || { echo "run-sim-bench.sh: build src/cli/morpheus first" >&2; exit 2; }
-if [ -n "${BENCH_DIR:-}" ]; then dir=$BENCH_DIR; mkdir -p "$dir"; else
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/morpheus-sim.XXXXXX"); trap 'rm -rf "$dir"' EXIT; fi
+. "$here/sim_bench_env.sh" sim
 
 fabric() {  # NAME NODES PODS BLADES: a fat-tree sized to the trace's machine
     "$py" "$top_srcdir/contrib/gen-fabric.py" --nodes "$2" --pods "$3" --blades "$4" --spines 2 \
