@@ -167,6 +167,8 @@ typedef struct morpheus_mode_timing {
 	double seconds;		  /* their wall time, all of it */
 	double cons_tres_seconds; /* of which inside cons_tres */
 	double lock_wait_seconds; /* of which waiting for the shim's lock */
+	uint64_t cons_tres_remembered; /* runs not made: cons_tres had refused those nodes to the
+					* same request since the last release (RUN_NOW) */
 } morpheus_mode_timing_t;
 typedef struct morpheus_test_timing {
 	morpheus_mode_timing_t run_now, will_run;

@@ -44,7 +44,7 @@ static uint64_t hits, misses;
  * header size, so its words are hashed directly; later versions keep it private
  * (bitstring.c), so there the set bits are walked through the public API instead.
  */
-static uint64_t _hash_bitmap(uint64_t h, bitstr_t *b)
+extern uint64_t glue_hash_bitmap(uint64_t h, bitstr_t *b)
 {
 	if (!b)
 		return h ^ 0x9e3779b97f4a7c15ULL;
@@ -75,9 +75,9 @@ extern void glue_decision_key(glue_decision_key_t *key, job_record_t *job_ptr, b
 	key->min_nodes = min_nodes;
 	key->mode = mode;
 	key->part = job_ptr->part_ptr;
-	h = _hash_bitmap(h, bitmap);
-	h = _hash_bitmap(h, details ? details->req_node_bitmap : NULL);
-	h = _hash_bitmap(h, details ? details->exc_node_bitmap : NULL);
+	h = glue_hash_bitmap(h, bitmap);
+	h = glue_hash_bitmap(h, details ? details->req_node_bitmap : NULL);
+	h = glue_hash_bitmap(h, details ? details->exc_node_bitmap : NULL);
 	h = (h ^ (uint64_t) (job_ptr->time_limit)) * 0x100000001b3ULL;
 	key->nodes_hash = h;
 }

@@ -36,6 +36,8 @@ typedef struct glue_decision {
 	bitstr_t *pod_nodes;   /* Slurm node indexes of the pods the memory fits on */
 } glue_decision_t;
 
+/* FNV-1a of h and the bitmap's set bits (NULL hashes as a constant). */
+extern uint64_t glue_hash_bitmap(uint64_t h, bitstr_t *b);
 /* The key of a job test: the engine's epoch now, and what Slurm offered. */
 extern void glue_decision_key(glue_decision_key_t *key, job_record_t *job_ptr, bitstr_t *bitmap,
 			      uint32_t min_nodes, uint16_t mode);

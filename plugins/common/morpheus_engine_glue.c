@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "morpheus_decision_cache.h"
+#include "morpheus_refusal_memo.h"
 
 pthread_mutex_t glue_lock = PTHREAD_MUTEX_INITIALIZER;
 bool glue_configured;
@@ -101,6 +102,7 @@ extern const char *placement_open_error(void)
 
 extern void placement_nodes_changed(void)
 {
+	glue_resources_released();
 	slurm_mutex_lock(&glue_lock);
 	nodes_changed = true;
 	slurm_mutex_unlock(&glue_lock);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "morpheus_decision_cache.h"
+#include "morpheus_refusal_memo.h"
 #include "morpheus_test_timing.h"
 
 static time_t decisions_checked; /* last sweep of pending decisions, see _forget_gone_jobs */
@@ -294,6 +295,16 @@ fini:
 	return d;
 }
 
+/* cons_tres on nodes; in RUN_NOW a refusal is remembered until something is released (the
+ * next task of an array is refused the same busy pod without a run, morpheus_refusal_memo.c). */
+static int _try(job_record_t *job_ptr, uint16_t mode, bitstr_t *nodes, uint32_t min_nodes,
+		placement_try_fn try_fn, void *try_arg)
+{
+	if (mode == SELECT_MODE_RUN_NOW)
+		return glue_try_remembering(job_ptr, nodes, min_nodes, try_fn, try_arg);
+	return try_fn(try_arg, nodes);
+}
+
 /* The first node set from step `from` on that holds every node of `chosen`; NO_STEP if none. */
 static size_t _step_holding(morpheus_plan_t *plan, size_t from, bitstr_t *chosen, uint8_t *allowed)
 {
@@ -327,7 +338,10 @@ static size_t _step_holding(morpheus_plan_t *plan, size_t from, bitstr_t *chosen
  * what job_begin reserves): a main-scheduler test costs two runs of cons_tres at most in the
  * usual case, not two plus one per set (issue 26: 2.4 runs a test were most of the main
  * scheduler's time). The price: among the sets after the best one, cons_tres's choice wins
- * over the core's order; every one of them meets the job's bound.
+ * over the core's order; every one of them meets the job's bound. A set cons_tres refused to
+ * the same request since the last release is refused again without a run
+ * (morpheus_refusal_memo.c): the next tasks of an array skip the full best pod. WILL_RUN with
+ * a later start takes the set holding cons_tres's choice among all of them (one run).
  */
 static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			uint16_t mode, placement_try_fn try_fn, void *try_arg,
@@ -348,7 +362,7 @@ static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_no
 		narrowed = bit_alloc(nbits);
 		if (_narrow_to_step(plan, 0, bitmap, narrowed, allowed, min_nodes)) {
 			first_tried = true;
-			rc = try_fn(try_arg, narrowed);
+			rc = _try(job_ptr, mode, narrowed, min_nodes, try_fn, try_arg);
 			log_flag(SELECT_TYPE, "select/morpheus: %pJ mode %u step 1/%zu (%s): %s", job_ptr,
 				 mode, steps, morpheus_plan_step_pods(plan, 0),
 				 rc == SLURM_SUCCESS ? "accepted" : "refused by cons_tres");
@@ -370,7 +384,9 @@ static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_no
 		for (size_t k = first_tried ? 1 : 0; k < steps; k++)
 			if (_narrow_to_step(plan, k, bitmap, narrowed, allowed, 0))
 				bit_or(all, narrowed);
-		rc = (bit_set_count(all) >= min_nodes) ? try_fn(try_arg, all) : SLURM_ERROR;
+		rc = (bit_set_count(all) >= min_nodes) ?
+			     _try(job_ptr, mode, all, min_nodes, try_fn, try_arg) :
+			     SLURM_ERROR;
 		FREE_NULL_BITMAP(narrowed);
 		if (rc != SLURM_SUCCESS) {
 			log_flag(SELECT_TYPE, "select/morpheus: %pJ mode %u: cons_tres refuses all %zu node sets",
@@ -379,6 +395,18 @@ static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_no
 			goto fini;
 		}
 		all_start = job_ptr->start_time;
+		if ((mode == SELECT_MODE_WILL_RUN) && (all_start > time(NULL)) &&
+		    ((held = _step_holding(plan, 0, all, allowed)) != NO_STEP)) {
+			/* A later start is only backfill's plan: the set holding the nodes
+			 * cons_tres chose starts then too (fewer nodes never start sooner), and
+			 * RUN_NOW offers the best set first when the time comes. One run. */
+			log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld on step %zu/%zu (%s), chosen by cons_tres",
+				 job_ptr, (long) all_start, held + 1, steps,
+				 morpheus_plan_step_pods(plan, held));
+			bit_copybits(bitmap, all);
+			FREE_NULL_BITMAP(all);
+			goto fini;
+		}
 		if (mode == SELECT_MODE_RUN_NOW) {
 			/* cons_tres chose nodes among the sets (all): one set holding them all is
 			 * the one taken, with no run per set. */
@@ -402,7 +430,7 @@ static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_no
 	for (size_t k = first_tried ? 1 : 0; k < steps; k++) {
 		if (!_narrow_to_step(plan, k, bitmap, narrowed, allowed, min_nodes))
 			continue;
-		rc = try_fn(try_arg, narrowed);
+		rc = _try(job_ptr, mode, narrowed, min_nodes, try_fn, try_arg);
 		last_tried = k;
 		log_flag(SELECT_TYPE, "select/morpheus: %pJ mode %u step %zu/%zu (%s): %s",
 			 job_ptr, mode, k + 1, steps, morpheus_plan_step_pods(plan, k),

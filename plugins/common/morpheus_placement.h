@@ -39,6 +39,8 @@ extern int placement_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t 
 			      uint16_t mode, placement_try_fn try_fn, void *try_arg);
 extern int placement_job_begin(placement_job_fn job_begin, job_record_t *job_ptr);
 extern void placement_job_fini(job_record_t *job_ptr);
+/* A job was suspended (cons_tres gave its CPUs back): what cons_tres refused may fit now. */
+extern void placement_resources_released(void);
 
 /* After jobs are recovered (startup) or on reconfigure: reload files, reconcile the ledger.
  * JOBS is slurmctld's job list (List in 22.05, list_t * later: the same struct xlist). */

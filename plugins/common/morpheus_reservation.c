@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "morpheus_decision_cache.h"
+#include "morpheus_refusal_memo.h"
 #include "morpheus_test_timing.h"
 
 /* Reserves blades for the nodes the job holds (its node_bitmap), as the core chooses them. */
@@ -100,6 +101,7 @@ extern void placement_job_fini(job_record_t *job_ptr)
 	morpheus_error_t err;
 	int rc;
 
+	glue_resources_released(); /* any job's end: cons_tres may accept what it refused */
 	if (!glue_configured || (glue_job_request(job_ptr, 1, &req, &err) != 1))
 		return;
 	slurm_mutex_lock(&glue_lock);
@@ -141,6 +143,7 @@ extern void placement_job_resized(job_record_t *job_ptr)
 	morpheus_error_t err;
 	char *held;
 
+	glue_resources_released();
 	if (!glue_configured || !job_ptr->node_bitmap || !bit_set_count(job_ptr->node_bitmap) ||
 	    (glue_job_request(job_ptr, bit_set_count(job_ptr->node_bitmap), &req, &err) != 1))
 		return;

@@ -8,6 +8,7 @@
 
 #include <time.h>
 
+#include "morpheus_refusal_memo.h"
 #include "morpheus_test_timing.h"
 
 static morpheus_test_timing_t totals; /* under glue_lock */
@@ -38,6 +39,8 @@ extern void glue_note_test_locked(uint16_t mode, double started, double locked,
 		(mode == SELECT_MODE_WILL_RUN) ? &totals.will_run : &totals.run_now;
 
 	m->tests++;
+	if (mode == SELECT_MODE_RUN_NOW)
+		m->cons_tres_remembered = glue_refusals_remembered();
 	m->cons_tres_runs += t->runs;
 	m->cons_tres_seconds += t->seconds;
 	m->lock_wait_seconds += locked - started;

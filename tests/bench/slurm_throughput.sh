@@ -41,9 +41,19 @@ rss0=$(rss)
 scontrol update partitionname=gpu state=up >/dev/null
 sdiag -r >/dev/null
 t1=$(date +%s.%N)
+# The array that waits for blade memory (niced, submitted first): under select/morpheus its
+# jobs run a few at a time, as the blades hold them, and finish last; cons_tres overcommits the
+# blades and runs them with the rest. "flow": every other job ended.
+mem_array=$(squeue -h -r -o "%F %y" | awk '$2 == 100 {print $1; exit}')
+mem_jobs=$(squeue -h -r -o %F | grep -c "^$mem_array\$" || true)
+t_flow=""
 marks=""
 while :; do
-	left=$(squeue -h -r -o %i | wc -l)
+	ids=$(squeue -h -r -o %F)
+	left=$(printf '%s' "$ids" | grep -c . || true)
+	if [ -z "$t_flow" ] && [ "$(printf '%s' "$ids" | grep -vc "^$mem_array\$" || true)" = 0 ]; then
+		t_flow=$(date +%s.%N)
+	fi
 	done_jobs=$((total - left))
 	for m in 1000 2000 3000 4000 5000; do
 		if [ "$done_jobs" -ge "$m" ] && [[ " $marks " != *" $m "* ]] && [ "$m" -le "$total" ]; then
@@ -60,6 +70,8 @@ t2=$(date +%s.%N)
 	echo "submit_s $(echo "$t1 - $t0" | bc)"
 	echo "drain_s $(echo "$t2 - $t1" | bc)"
 	echo "jobs_per_s $(echo "scale=2; $total / ($t2 - $t1)" | bc)"
+	echo "mem_jobs $mem_jobs"
+	echo "flow_jobs_per_s $(echo "scale=2; ($total - $mem_jobs) / (${t_flow:-$t2} - $t1)" | bc)"
 	echo "rss_start_kib $rss0"
 	echo "rss_end_kib $(rss)"
 	sdiag | awk -F: '/^Main schedule statistics/ {m=1} /^Backfilling stats/ {m=2}
@@ -78,6 +90,7 @@ t2=$(date +%s.%N)
 		/^morpheus_decision_seconds_sum / {print "core_decision_s", $2}
 		/^morpheus_job_tests_total\{/ {print "tests_" mode($0), $2}
 		/^morpheus_job_test_cons_tres_runs_total\{/ {print "cons_tres_runs_" mode($0), $2}
+		/^morpheus_job_test_cons_tres_remembered_total\{/ {print "cons_tres_remembered_" mode($0), $2}
 		/^morpheus_job_test_seconds_total\{/ {p = $0; sub(/.*part="/, "", p); sub(/".*/, "", p)
 			print "test_" p "_s_" mode($0), $2}
 		/^morpheus_job_begins_total / {print "begins", $2}
@@ -86,6 +99,16 @@ t2=$(date +%s.%N)
 STREAM
 chmod +x "$out/stream.sh"
 
+# The controller's cost is the figure: slurmctld gets a CPU of its own and the emulated nodes
+# (slurmd, slurmstepd, the SPANK plugin's work at each launch) the others, as on a cluster whose
+# controller host is apart from its compute nodes; both selectors alike. Logging at info, as
+# in production (debug writes a line per decision for both). THROUGHPUT_SHARED_CPUS=1: no pinning.
+cpus=$(nproc)
+if [ "${THROUGHPUT_SHARED_CPUS:-0}" != 1 ] && [ "$cpus" -ge 2 ]; then
+	export E2E_CONTROLLER_CPUS=0 E2E_NODE_CPUS=1-$((cpus - 1))
+	echo "cpus: slurmctld on CPU 0, the emulated nodes on CPUs $E2E_NODE_CPUS" >&2
+fi
+export E2E_SLURMCTLD_DEBUG=${E2E_SLURMCTLD_DEBUG:-info}
 load_before=$(uptime)
 for sel in select/cons_tres select/morpheus; do
 	name=${sel#select/}
@@ -103,9 +126,9 @@ def load(p):
 c, m = load(sys.argv[1]), load(sys.argv[2])
 print("\n%d jobs, %d nodes" % (m.get("jobs", 0), m.get("nodes", 0)))
 print("figure                 cons_tres     morpheus   morpheus/cons_tres   target")
-targets = {"jobs_per_s": ">= 0.95", "main_mean_cycle_us": "<= 1.25", "bf_mean_cycle_us": "<= 1.25",
+targets = {"flow_jobs_per_s": ">= 0.95", "main_mean_cycle_us": "<= 1.25", "bf_mean_cycle_us": "<= 1.25",
            "rss_end_kib": "<= 1.1"}
-for k in ("jobs_per_s", "main_mean_cycle_us", "main_max_cycle_us", "bf_mean_cycle_us", "bf_max_cycle_us",
+for k in ("jobs_per_s", "flow_jobs_per_s", "main_mean_cycle_us", "main_max_cycle_us", "bf_mean_cycle_us", "bf_max_cycle_us",
           "rss_end_kib"):
     if k in c and k in m:
         print("%-20s %12.1f %12.1f %12.3f        %s" % (k, c[k], m[k], m[k] / c[k] if c[k] else float("nan"),
@@ -119,9 +142,10 @@ for mode, who in (("run_now", "main scheduler"), ("will_run", "backfill")):
     # Where select/morpheus's scheduler time went (sums over every pass of that scheduler).
     t = m.get("tests_" + mode)
     if t:
-        print("%s: %d tests of Morpheus jobs, %.2f cons_tres runs each; per test %.1f us in Morpheus, %.1f us in "
-              "cons_tres, %.1f us waiting for the lock"
-              % (who, t, m["cons_tres_runs_" + mode] / t, 1e6 * m["test_morpheus_s_" + mode] / t,
+        print("%s: %d tests of Morpheus jobs, %.2f cons_tres runs each (%.2f more answered by the refusal memo); "
+              "per test %.1f us in Morpheus, %.1f us in cons_tres, %.1f us waiting for the lock"
+              % (who, t, m["cons_tres_runs_" + mode] / t, m.get("cons_tres_remembered_" + mode, 0) / t,
+                 1e6 * m["test_morpheus_s_" + mode] / t,
                  1e6 * m["test_cons_tres_s_" + mode] / t, 1e6 * m["test_lock_wait_s_" + mode] / t))
 if m.get("begins"):
     print("job starts of Morpheus jobs: %d, %.1f us each (reservation, publishing, cons_tres's job_begin)"

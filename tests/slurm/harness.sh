@@ -20,7 +20,9 @@
 # associations, QOS limits, and Morpheus's blade-memory licenses in TRES),
 # MORPHEUS_SLURM_PREFIX (a Slurm installed under a private prefix, e.g. the 24.11 one of
 # contrib/ci/slurm-24.11.sh: its bin/sbin come first in PATH, its lib/slurm is the system
-# PluginDir; default: the distro's Slurm in /usr).
+# PluginDir; default: the distro's Slurm in /usr), E2E_CONTROLLER_CPUS and E2E_NODE_CPUS (CPU
+# lists for taskset: slurmctld on the first, every slurmd and its steps on the second, as a real
+# controller host is apart from its compute nodes; tests/bench/slurm_throughput.sh).
 # Needs root (slurmd), munge and the Debian Slurm 22.05 packages (or MORPHEUS_SLURM_PREFIX).
 set -euo pipefail
 
@@ -361,12 +363,14 @@ cmd_start() {
 	start_munge "$run"
 	[ "${E2E_ACCOUNTING:-0}" = 1 ] && start_accounting "$run"
 	t=$(now)
-	slurmctld -f "$SLURM_CONF" -i || { tail -20 "$run/log/slurmctld.log" >&2; die "slurmctld failed"; }
+	${E2E_CONTROLLER_CPUS:+taskset -c "$E2E_CONTROLLER_CPUS"} slurmctld -f "$SLURM_CONF" -i || { tail -20 "$run/log/slurmctld.log" >&2; die "slurmctld failed"; }
 	for _ in $(seq 100); do scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
 	scontrol ping | grep -q UP || { tail -30 "$run/log/slurmctld.log" >&2; die "slurmctld not answering"; }
 	log "slurmctld up in $(since "$t") s"
 	t=$(now)
-	for n in "${nodes[@]}"; do slurmd -f "$SLURM_CONF" -N "$n"; done
+	for n in "${nodes[@]}"; do
+		${E2E_NODE_CPUS:+taskset -c "$E2E_NODE_CPUS"} slurmd -f "$SLURM_CONF" -N "$n"
+	done
 	if ! wait_nodes_idle "$run" "${#nodes[@]}" 120; then
 		die "nodes not idle after 120 s; logs in $run/log"
 	fi

@@ -4,6 +4,7 @@
 # nothing a waiting job depends on changes, the main scheduler and backfill keep testing it
 # (cache hits grow) and the core decides nothing afresh (misses stay put; the counters are
 # /metrics' morpheus_decision_cache_total). pod1's blade1 is the only 1T blade within 250ns.
+# And cons_tres's own refusals, remembered until a release (part 4).
 . "$(dirname "$0")/lib.sh"
 
 metric() { # RESULT: hit|miss
@@ -76,4 +77,42 @@ assert_eq "state of $behind" PENDING "$(job_state "$behind")"
 scancel "$planned"
 wait_state "$behind" RUNNING 15
 note "ok: $behind started once the plan of $planned was gone"
+scancel "$behind" "$hold"
+wait_no_jobs 20 || fail "jobs still running"
+
+# 4. cons_tres's refusals are remembered until something is released (the refusal memo):
+# every CPU of pod1 (the best pod for 32G within 400ns) taken by a job without Morpheus
+# memory, four tasks of one array, let go in one main pass, start on other pods, and from the
+# second task on pod1 is refused from memory, with no cons_tres run
+# (morpheus_job_test_cons_tres_remembered_total). Once the filler ends, tasks start on pod1.
+remembered() {
+	curl -sf "http://127.0.0.1:$E2E_METRICS_PORT/metrics" |
+		sed -n 's/^morpheus_job_test_cons_tres_remembered_total{mode="run_now"} //p'
+}
+filler=$(submit -N4 -w 'gpu[101-104]' --ntasks-per-node=1 -c 64 -t 5 -o /dev/null --wrap 'sleep 300')
+wait_state "$filler" RUNNING 20
+r0=$(remembered)
+[ -n "$r0" ] || fail "no morpheus_job_test_cons_tres_remembered_total in /metrics"
+scontrol update partitionname=gpu state=down
+array=$(submit --array=1-4 -N1 -c 1 -t 2 --mem-hot=32G --mem-hot-latency=400ns -o /dev/null --wrap 'sleep 300')
+scontrol update partitionname=gpu state=up
+for _ in $(seq 40); do
+	[ "$(squeue -h -j "$array" -t R -o %i | wc -l)" = 4 ] && break
+	sleep 0.5
+done
+assert_eq "running tasks of $array" 4 "$(squeue -h -j "$array" -t R -o %i | wc -l)"
+on_pod1=$(squeue -h -j "$array" -o %N | grep -c 'gpu10[1-4]' || true)
+assert_eq "tasks of $array on pod1 (its CPUs all taken)" 0 "$on_pod1"
+r1=$(remembered)
+[ "$r1" -gt "$r0" ] || fail "pod1's refusal was not remembered for the next tasks of $array ($r0 -> $r1)"
+note "ok: $array started beside full pod1; $((r1 - r0)) runs of cons_tres answered from the memo"
+scancel "$filler" "$array"
+wait_no_jobs 20 || fail "jobs still running"
+again=$(submit --array=1-2 -N1 -c 1 -t 2 --mem-hot=32G --mem-hot-latency=400ns -o /dev/null --wrap 'sleep 300')
+for _ in $(seq 40); do
+	[ "$(squeue -h -j "$again" -t R -o %i | wc -l)" = 2 ] && break
+	sleep 0.5
+done
+assert_eq "tasks of $again on pod1 once it is free" 2 "$(squeue -h -j "$again" -t R -o %N | grep -c 'gpu10[1-4]' || true)"
+note "ok: after the release, $again started on pod1 again"
 assert_no_overcommit

@@ -243,10 +243,13 @@ extern int select_p_job_fini(job_record_t *job_ptr)
 	return rc;
 }
 
-/* A suspended job keeps its memory: the reservation stays. */
+/* A suspended job keeps its memory: the reservation stays. Its CPUs go back to cons_tres. */
 extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
 {
-	return (*(cons.job_suspend))(job_ptr, indf_susp);
+	int rc = (*(cons.job_suspend))(job_ptr, indf_susp);
+
+	placement_resources_released();
+	return rc;
 }
 
 extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)

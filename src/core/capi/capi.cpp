@@ -306,8 +306,8 @@ MORPHEUS_API void morpheus_test_timing(morpheus_engine_t *e, const morpheus_test
     try {
         std::lock_guard<std::mutex> g(e->engine.lock());
         auto mode = [](const morpheus_mode_timing_t &m) {
-            return morpheus::DecisionLog::ModeTiming{m.tests, m.cons_tres_runs, m.seconds, m.cons_tres_seconds,
-                                                     m.lock_wait_seconds};
+            return morpheus::DecisionLog::ModeTiming{
+                m.tests, m.cons_tres_runs, m.seconds, m.cons_tres_seconds, m.lock_wait_seconds, m.cons_tres_remembered};
         };
         e->engine.decisions().set_test_timing({mode(t->run_now), mode(t->will_run), t->begins, t->begin_seconds});
     } catch (...) {}

@@ -73,6 +73,7 @@ public:
     struct ModeTiming {
         uint64_t tests = 0, cons_tres_runs = 0;
         double seconds = 0, cons_tres_seconds = 0, lock_wait_seconds = 0;
+        uint64_t cons_tres_remembered = 0;
     };
     struct TestTiming {
         ModeTiming run_now, will_run;

@@ -229,6 +229,11 @@ std::string metrics_text(const ClusterModel &m, const Ledger &l, const DecisionL
     for (const auto &[name, mt] : modes)
         line(out, "morpheus_job_test_cons_tres_runs_total", std::string("mode=\"") + name + "\"",
              static_cast<double>(mt->cons_tres_runs));
+    head(out, "morpheus_job_test_cons_tres_remembered_total", "counter",
+         "cons_tres job tests not made: it had refused the same nodes to the same request since the last release.");
+    for (const auto &[name, mt] : modes)
+        line(out, "morpheus_job_test_cons_tres_remembered_total", std::string("mode=\"") + name + "\"",
+             static_cast<double>(mt->cons_tres_remembered));
     head(out, "morpheus_job_test_seconds_total", "counter",
          "Wall time of those tests: in Morpheus, in cons_tres, waiting for the shim's lock.");
     for (const auto &[name, mt] : modes) {
