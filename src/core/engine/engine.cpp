@@ -364,7 +364,6 @@ void Engine::saver_loop() {
     for (;;) {
         saver_cv_.wait(g, [&] { return saver_stop_ || change_seq_ > written_seq_; });
         if (change_seq_ <= written_seq_) return;  // stopping, nothing owed
-        saver_cv_.wait_for(g, save_gather_, [&] { return saver_stop_; });
         Ledger snapshot = ledger_;
         const uint64_t seq = change_seq_;
         const std::string path = state_file_;

@@ -2,7 +2,6 @@
 // cluster model and ledger, reloaded as a whole and persisted on every change.
 #pragma once
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <ctime>
 #include <map>
@@ -254,11 +253,6 @@ private:
     // overwrites a newer one.
     bool background_saves_ = false;
     bool saver_stop_ = false;
-    // How long the saver lets changes gather before it writes: one scheduling pass starts
-    // several jobs, and a save woken by the first would run in the middle of the pass, on
-    // the controller's CPU (issue 26: the pass's wall time grew by what the disk work took).
-    // The ledger on disk lags memory by this much more; recovery reconciles with Slurm's jobs.
-    static constexpr std::chrono::milliseconds save_gather_{50};
     uint64_t change_seq_ = 0;
     std::atomic<uint64_t> written_seq_{0};
     uint64_t save_failures_ = 0;
