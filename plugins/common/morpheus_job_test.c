@@ -395,11 +395,14 @@ static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_no
 			goto fini;
 		}
 		all_start = job_ptr->start_time;
-		if ((mode == SELECT_MODE_WILL_RUN) && (all_start > time(NULL)) &&
-		    ((held = _step_holding(plan, 0, all, allowed)) != NO_STEP)) {
+		if ((mode == SELECT_MODE_WILL_RUN) &&
+		    ((held = _step_holding(plan, 0, all, allowed)) != NO_STEP) &&
+		    ((all_start > time(NULL)) ||
+		     ((held == 0) && !_delays_planned_job(job_ptr, all, req, &delay_why)))) {
 			/* A later start is only backfill's plan: the set holding the nodes
 			 * cons_tres chose starts then too (fewer nodes never start sooner), and
-			 * RUN_NOW offers the best set first when the time comes. One run. */
+			 * RUN_NOW offers the best set first when the time comes. A start now in
+			 * the best set is what that set alone would give. One run. */
 			log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld on step %zu/%zu (%s), chosen by cons_tres",
 				 job_ptr, (long) all_start, held + 1, steps,
 				 morpheus_plan_step_pods(plan, held));

@@ -104,12 +104,13 @@ t2=$(date +%s.%N)
 STREAM
 chmod +x "$out/stream.sh"
 
-# The controller's cost is the figure: slurmctld gets a CPU of its own and the emulated nodes
-# (slurmd, slurmstepd, the SPANK plugin's work at each launch) the others, as on a cluster whose
-# controller host is apart from its compute nodes; both selectors alike. Logging at info, as
-# in production (debug writes a line per decision for both). THROUGHPUT_SHARED_CPUS=1: no pinning.
+# THROUGHPUT_PIN=1: slurmctld gets CPU 0 of its own and the emulated nodes (slurmd, slurmstepd,
+# the SPANK plugin's work at each launch) the others, as on a cluster whose controller host is
+# apart from its compute nodes; both selectors alike. Off by default: on a 2-core machine 128
+# slurmd on one CPU starve (load average over 100). Logging at info, as in production (debug
+# writes a line per decision for both).
 cpus=$(nproc)
-if [ "${THROUGHPUT_SHARED_CPUS:-0}" != 1 ] && [ "$cpus" -ge 2 ]; then
+if [ "${THROUGHPUT_PIN:-0}" = 1 ] && [ "$cpus" -ge 2 ]; then
 	export E2E_CONTROLLER_CPUS=0 E2E_NODE_CPUS=1-$((cpus - 1))
 	echo "cpus: slurmctld on CPU 0, the emulated nodes on CPUs $E2E_NODE_CPUS" >&2
 fi

@@ -22,7 +22,9 @@
 # contrib/ci/slurm-24.11.sh: its bin/sbin come first in PATH, its lib/slurm is the system
 # PluginDir; default: the distro's Slurm in /usr), E2E_CONTROLLER_CPUS and E2E_NODE_CPUS (CPU
 # lists for taskset: slurmctld on the first, every slurmd and its steps on the second, as a real
-# controller host is apart from its compute nodes; tests/bench/slurm_throughput.sh).
+# controller host is apart from its compute nodes; tests/bench/slurm_throughput.sh),
+# E2E_RUN_PARENT (where the run directory is made, default /tmp; e.g. /dev/shm to take the disk
+# out of a measurement; keep it short: slurmstepd's socket path must fit in 107 bytes).
 # Needs root (slurmd), munge and the Debian Slurm 22.05 packages (or MORPHEUS_SLURM_PREFIX).
 set -euo pipefail
 
@@ -329,7 +331,7 @@ cmd_start() {
 	mapfile -t nodes < <(expand_nodes "$nodes_expr")
 	t0=$(now)
 	# Short and outside the checkout: see check_socket_paths.
-	run=$(mktemp -d /tmp/mph.XXXXXX)
+	run=$(mktemp -d "${E2E_RUN_PARENT:-/tmp}/mph.XXXXXX")
 	check_socket_paths "$run" "${nodes[@]}"
 	mkdir -p "$REPO/run"
 	ln -sfn "$run" "$REPO/run/slurm-current"
