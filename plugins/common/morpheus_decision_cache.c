@@ -44,21 +44,26 @@ static uint64_t hits, misses;
  * header size, so its words are hashed directly; later versions keep it private
  * (bitstring.c), so there the set bits are walked through the public API instead.
  */
+extern uint64_t glue_hash_mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL;
+}
+
 extern uint64_t glue_hash_bitmap(uint64_t h, bitstr_t *b)
 {
 	if (!b)
 		return h ^ 0x9e3779b97f4a7c15ULL;
 	int64_t bits = bit_size(b);
 
-	h = (h ^ (uint64_t) bits) * 0x100000001b3ULL;
+	h = glue_hash_mix(h, (uint64_t) bits);
 #ifdef BITSTR_OVERHEAD
 	const int64_t *w = (const int64_t *) b + BITSTR_OVERHEAD;
 
 	for (int64_t i = 0; i < (bits + 63) / 64; i++)
-		h = (h ^ (uint64_t) w[i]) * 0x100000001b3ULL;
+		h = glue_hash_mix(h, (uint64_t) w[i]);
 #else
 	for (bitoff_t i = bit_ffs(b); i >= 0; i = bit_ffs_from_bit(b, i + 1))
-		h = (h ^ (uint64_t) i) * 0x100000001b3ULL;
+		h = glue_hash_mix(h, (uint64_t) i);
 #endif
 	return h;
 }
@@ -78,7 +83,7 @@ extern void glue_decision_key(glue_decision_key_t *key, job_record_t *job_ptr, b
 	h = glue_hash_bitmap(h, bitmap);
 	h = glue_hash_bitmap(h, details ? details->req_node_bitmap : NULL);
 	h = glue_hash_bitmap(h, details ? details->exc_node_bitmap : NULL);
-	h = (h ^ (uint64_t) (job_ptr->time_limit)) * 0x100000001b3ULL;
+	h = glue_hash_mix(h, (uint64_t) job_ptr->time_limit);
 	key->nodes_hash = h;
 }
 

@@ -36,7 +36,9 @@ typedef struct glue_decision {
 	bitstr_t *pod_nodes;   /* Slurm node indexes of the pods the memory fits on */
 } glue_decision_t;
 
-/* FNV-1a of h and the bitmap's set bits (NULL hashes as a constant). */
+/* FNV-1a: h with one more value; h with the bitmap's bits (NULL hashes as a constant). Also
+ * the refusal memo's key (morpheus_refusal_memo.c). */
+extern uint64_t glue_hash_mix(uint64_t h, uint64_t v);
 extern uint64_t glue_hash_bitmap(uint64_t h, bitstr_t *b);
 /* The key of a job test: the engine's epoch now, and what Slurm offered. */
 extern void glue_decision_key(glue_decision_key_t *key, job_record_t *job_ptr, bitstr_t *bitmap,

@@ -340,8 +340,9 @@ static size_t _step_holding(morpheus_plan_t *plan, size_t from, bitstr_t *chosen
  * scheduler's time). The price: among the sets after the best one, cons_tres's choice wins
  * over the core's order; every one of them meets the job's bound. A set cons_tres refused to
  * the same request since the last release is refused again without a run
- * (morpheus_refusal_memo.c): the next tasks of an array skip the full best pod. WILL_RUN with
- * a later start takes the set holding cons_tres's choice among all of them (one run).
+ * (morpheus_refusal_memo.c): the next tasks of an array skip the full best pod. WILL_RUN takes
+ * the set holding cons_tres's choice among all of them when the start is later, or now in the
+ * best set (one run).
  */
 static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			uint16_t mode, placement_try_fn try_fn, void *try_arg,

@@ -34,16 +34,11 @@ static struct refusal memo[MEMO_SLOTS];
 static atomic_uint_fast64_t releases = 1;
 static uint64_t remembered; /* glue_lock */
 
-static uint64_t _mix(uint64_t h, uint64_t v)
-{
-	return (h ^ v) * 0x100000001b3ULL;
-}
-
 static uint64_t _mix_text(uint64_t h, const char *s)
 {
 	for (; s && *s; s++)
-		h = _mix(h, (unsigned char) *s);
-	return _mix(h, 0xff);
+		h = glue_hash_mix(h, (unsigned char) *s);
+	return glue_hash_mix(h, 0xff);
 }
 
 /* Everything of the request cons_tres judges; tasks of one array share it, and the array's id
@@ -55,16 +50,16 @@ static uint64_t _key(job_record_t *job_ptr, bitstr_t *nodes, uint32_t min_nodes)
 
 	if (!d)
 		return 0;
-	h = _mix(h, (job_ptr->array_task_id != NO_VAL) ? job_ptr->array_job_id : job_ptr->job_id);
-	h = _mix(h, (uint64_t) (uintptr_t) job_ptr->part_ptr);
-	h = _mix(h, min_nodes);
-	h = _mix(h, d->min_cpus);
-	h = _mix(h, d->pn_min_cpus);
-	h = _mix(h, d->pn_min_memory);
-	h = _mix(h, d->num_tasks);
-	h = _mix(h, d->cpus_per_task);
-	h = _mix(h, d->ntasks_per_node);
-	h = _mix(h, ((uint64_t) d->whole_node << 8) | d->share_res);
+	h = glue_hash_mix(h, (job_ptr->array_task_id != NO_VAL) ? job_ptr->array_job_id : job_ptr->job_id);
+	h = glue_hash_mix(h, (uint64_t) (uintptr_t) job_ptr->part_ptr);
+	h = glue_hash_mix(h, min_nodes);
+	h = glue_hash_mix(h, d->min_cpus);
+	h = glue_hash_mix(h, d->pn_min_cpus);
+	h = glue_hash_mix(h, d->pn_min_memory);
+	h = glue_hash_mix(h, d->num_tasks);
+	h = glue_hash_mix(h, d->cpus_per_task);
+	h = glue_hash_mix(h, d->ntasks_per_node);
+	h = glue_hash_mix(h, ((uint64_t) d->whole_node << 8) | d->share_res);
 	h = _mix_text(h, job_ptr->tres_per_node);
 	h = _mix_text(h, d->features);
 	h = glue_hash_bitmap(h, nodes);
