@@ -277,6 +277,57 @@ static void a_pod_whose_near_memory_frees_moves_without_the_others(void **) {
     assert_int_equal(l.reserved(b8, Tier::Dram), 0);
 }
 
+// A lapsed bound whose job is larger than one pod's near memory: split so that each pod's share
+// fits its pod's blades inside the bound, so moves can bring all of it in later; when no such
+// split has the nodes, any split. Checked to fail with the split that ignores it (the whole job
+// in one pod, 1.6T beyond a bound whose blade holds 1T, for the whole run).
+static void a_far_start_is_split_so_that_every_share_can_move_in(void **) {
+    ClusterModel m = example();
+    const Fabric &f = m.fabric();
+    Ledger l(f.blades.size());
+    std::vector<uint64_t> holders;
+    for (const char *near : {"blade1", "blade2", "blade3", "blade4"}) {  // each pod's only blade within 300ns
+        const uint32_t b = static_cast<uint32_t>(f.blade_index(near));
+        Reservation holder;
+        holder.job_id = 90 + b;
+        holder.segments.push_back({b, Tier::Dram, Use::Hot, m.inventory().blades[b].capacity[0], 200, 0});
+        assert_true(l.reserve(holder, m.inventory()));
+        holders.push_back(holder.job_id);
+    }
+    Request r = hot(4, 400ULL << 30, 300);  // 1.6T: one pod's near blade (1T) holds 2 nodes' share
+    r.bound_lapsed = true;
+    Decision d = decide(m, l, r, all_free(m));
+    assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Placed));
+    assert_int_equal(d.placement.pods.size(), 2);
+    for (const PodShare &s : d.placement.pods) assert_true(s.nodes <= 2);
+    assert_non_null(std::strstr(d.reason.c_str(), "move inside the bound later"));
+    Reservation far = reservation_of(m, 1, 0, 100, d.placement, {});
+    assert_true(l.reserve(far, m.inventory()));
+    assert_int_equal(hot_beyond_bound(*l.find(1)), 1600ULL << 30);
+    for (uint64_t id : holders) l.release(id);  // the near blades free: every share moves in
+    std::optional<MovePlan> move = find_move(m, l, *l.find(1));
+    assert_true(move.has_value());
+    assert_int_equal(move->bytes, 1600ULL << 30);
+    assert_true(l.reserve(finish_move(begin_move(*l.find(1), *move)), m.inventory()));
+    assert_int_equal(hot_beyond_bound(*l.find(1)), 0);
+    // Only pod1 has free nodes: no split fits, so the job takes pod1 whole, beyond the bound.
+    Ledger busy(f.blades.size());
+    std::vector<uint8_t> pod1_only(f.node_names.size(), 0);
+    const Pod &pod1 = f.pods[static_cast<size_t>(f.pod_index("pod1"))];
+    for (uint32_t n = 0; n < pod1.node_count; ++n) pod1_only[pod1.first_node + n] = 1;
+    for (uint64_t id : holders) {
+        const uint32_t b = static_cast<uint32_t>(id - 90);
+        Reservation holder;
+        holder.job_id = id;
+        holder.segments.push_back({b, Tier::Dram, Use::Hot, m.inventory().blades[b].capacity[0], 200, 0});
+        assert_true(busy.reserve(holder, m.inventory()));
+    }
+    Decision whole = decide(m, busy, r, pod1_only);
+    assert_int_equal(static_cast<int>(whole.verdict), static_cast<int>(Verdict::Placed));
+    assert_int_equal(whole.placement.pods.size(), 1);
+    assert_null(std::strstr(whole.reason.c_str(), "move inside the bound later"));
+}
+
 static void the_ledger_file_keeps_a_move_under_way(void **) {
     ClusterModel m = example();
     Ledger l(m.fabric().blades.size());
@@ -309,6 +360,7 @@ int main(void) {
         cmocka_unit_test(a_move_holds_both_regions_until_it_is_done),
         cmocka_unit_test(two_moves_never_take_the_same_bytes),
         cmocka_unit_test(a_pod_whose_near_memory_frees_moves_without_the_others),
+        cmocka_unit_test(a_far_start_is_split_so_that_every_share_can_move_in),
         cmocka_unit_test(the_ledger_file_keeps_a_move_under_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

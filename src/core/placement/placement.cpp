@@ -320,10 +320,13 @@ std::string summarize_refusal(const ClusterModel &m, const std::vector<PodAssess
     return s;
 }
 
+// The most nodes of the request each pod may take (nullptr: no limit).
+using ShareCaps = std::vector<uint32_t>;
+
 // No single pod fits: spread over pods, most capable first, each share's hot memory inside
-// the bound of its own pod.
+// the bound of its own pod, and no share above its pod's cap.
 bool span_pods(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<PodAssessment> &ranked,
-               bool ideal, Placement &out, std::string *why) {
+               bool ideal, const ShareCaps *caps, Placement &out, std::string *why) {
     std::vector<const PodAssessment *> order;
     for (const PodAssessment &a : ranked)
         if (a.free_nodes > 0 && a.ruled_out != RuleOut::NoGpus && a.ruled_out != RuleOut::NoBladeInBound)
@@ -344,6 +347,7 @@ bool span_pods(const ClusterModel &m, const Ledger &l, const Request &req, const
         uint32_t per = by_gpus ? m.fabric().pods[a->pod].gpus_per_node : 1;
         uint64_t want_nodes = (left + per - 1) / per;
         uint64_t nodes = std::min<uint64_t>(a->free_nodes, want_nodes);
+        if (caps) nodes = std::min<uint64_t>(nodes, (*caps)[a->pod]);
         if (req.hot_per_node) {
             nodes = std::min<uint64_t>(nodes, a->hot_free_in_bound / req.hot_per_node);
             // The most nodes this pod can still serve beside the earlier shares: take_hot()
@@ -403,6 +407,24 @@ std::vector<uint64_t> widening_bounds(uint64_t bound) {
     return out;
 }
 
+// Per pod, the most nodes of the request whose hot memory the pod's blades inside the bound
+// hold when empty (blades in service): a share no larger can be moved inside the bound once
+// that memory frees; a larger one stays beyond it for the whole run.
+std::vector<uint32_t> movable_share_caps(const ClusterModel &m, const Request &req) {
+    const uint64_t bound = effective_bound(m, req);
+    std::vector<uint32_t> caps(m.fabric().pods.size(), 0);
+    for (uint32_t pod = 0; pod < caps.size(); ++pod) {
+        uint64_t capacity = 0;
+        for (uint32_t b : m.latency().blades_by_latency(pod)) {
+            if (m.latency().latency(pod, b) > bound) break;
+            if (m.inventory().admits(b))
+                capacity = saturating_add(capacity, m.inventory().blades[b].capacity[static_cast<size_t>(Tier::Dram)]);
+        }
+        caps[pod] = static_cast<uint32_t>(std::min<uint64_t>(capacity / req.hot_per_node, UINT32_MAX));
+    }
+    return caps;
+}
+
 }  // namespace
 
 bool assign_blades(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<PodShare> &pods,
@@ -445,7 +467,7 @@ std::string oversized(const ClusterModel &m, const Request &req) {
 }
 
 Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req, const std::vector<uint8_t> *free_nodes,
-                     const std::vector<uint8_t> *allowed, bool ideal) {
+                     const std::vector<uint8_t> *allowed, bool ideal, const ShareCaps *caps = nullptr) {
     const Fabric &f = m.fabric();
     const uint64_t bound = effective_bound(m, req);
     Decision d;
@@ -479,6 +501,7 @@ Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req,
     // Best pod first; the next ones only if cold memory or striping fails on the best.
     for (const PodAssessment &a : d.pods) {
         if (a.ruled_out != RuleOut::None) break;
+        if (caps && a.nodes_needed > (*caps)[a.pod]) continue;
         Placement p;
         Overlay o(ideal);
         if (assign_with(m, l, req, {{a.pod, a.nodes_needed}}, o, p, &why)) {
@@ -492,7 +515,7 @@ Decision decide_with(const ClusterModel &m, const Ledger &l, const Request &req,
     }
     Placement spread;
     std::string span_why;
-    if (span_pods(m, l, req, d.pods, ideal, spread, &span_why)) {
+    if (span_pods(m, l, req, d.pods, ideal, caps, spread, &span_why)) {
         d.placement = std::move(spread);
         d.verdict = Verdict::Placed;
         d.reason = "no single pod can take it; spread over " + std::to_string(d.placement.pods.size()) + " pods";
@@ -554,13 +577,23 @@ Decision decide_memory(const ClusterModel &m, const Ledger &l, const Request &re
     }
     Decision d = decide_with(m, l, req, offered, allowed_nodes, false);
     if (d.verdict != Verdict::Pending || !req.bound_lapsed || !req.hot_per_node) return d;
-    // A soft bound whose wait is over: the nearest memory there is, beyond the bound.
+    // A soft bound whose wait is over: the nearest memory there is, beyond the bound. First
+    // split so that every pod's share could come inside the bound by a move later (move.hpp
+    // moves a pod's share whole, and only into that pod's in-bound blades); if no such split
+    // fits now, any split.
+    const ShareCaps movable = movable_share_caps(m, req);
     Decision far;
-    for (uint64_t wider : widening_bounds(effective_bound(m, req))) {
-        far = decide_with(m, l, beyond_bound(req, wider), offered, allowed_nodes, false);
+    bool split_to_move = false;
+    for (const ShareCaps *caps : {&movable, static_cast<const ShareCaps *>(nullptr)}) {
+        for (uint64_t wider : widening_bounds(effective_bound(m, req))) {
+            far = decide_with(m, l, beyond_bound(req, wider), offered, allowed_nodes, false, caps);
+            if (far.verdict == Verdict::Placed) break;
+        }
+        split_to_move = caps && far.placement.pods.size() > 1;
         if (far.verdict == Verdict::Placed) break;
     }
     if (far.verdict != Verdict::Placed) return d;
+    if (split_to_move) far.reason += ", each share small enough to move inside the bound later";
     far.placement.hot_latency_bound_ns = effective_bound(m, req);
     uint32_t farthest = 0;
     for (const Segment &s : far.placement.segments)
