@@ -552,11 +552,17 @@ private:
         std::vector<uint8_t> held_for_head(free_nodes_.size(), 0);
         if (shadow != INT64_MAX)
             for (uint32_t n : probe.nodes) held_for_head[n] = 1;
+        // A job still running at the shadow time is offered only the nodes the head's start
+        // leaves, as sched/backfill offers a job the nodes free for its whole run: the policy
+        // then chooses among those rather than choosing a held node and being turned away.
+        std::vector<uint8_t> past_shadow = free_nodes_;
+        for (size_t n = 0; n < past_shadow.size(); ++n) past_shadow[n] = past_shadow[n] && !held_for_head[n];
         for (size_t k = 1; k < queue_.size() && k <= opt_.backfill_depth;) {
             const size_t i = queue_[k];
             Allocation a;
-            bool go = policy_.place(model(), ledger_, request_at(i, t), free_nodes_, a);
-            if (go && t + jobs_[i].estimate > shadow) {
+            const bool runs_past = t + jobs_[i].estimate > shadow;
+            bool go = policy_.place(model(), ledger_, request_at(i, t), runs_past ? past_shadow : free_nodes_, a);
+            if (go && runs_past) {
                 // Still running at the shadow time: off the head's nodes, and the head must
                 // still fit beside it then.
                 for (uint32_t n : a.nodes) go = go && !held_for_head[n];
@@ -571,10 +577,13 @@ private:
                     future_free = std::move(trial_free);
                 }
             }
-            if (go && start(i, t, a))
+            const std::vector<uint32_t> nodes = a.nodes;  // start() takes them
+            if (go && start(i, t, a)) {
+                for (uint32_t n : nodes) past_shadow[n] = 0;
                 queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
-            else
+            } else {
                 ++k;
+            }
         }
     }
 
@@ -632,11 +641,24 @@ private:
         for (const PodShare &s : head_start->shares)
             spare[s.pod] = free_at(s.pod, shadow) - std::min(free_at(s.pod, shadow), s.nodes);
         std::vector<uint32_t> in_pod(f.pods.size());
+        // A job still running at the head's start is offered, in each of the head's pods, only
+        // the pod's spare nodes (as sched/backfill offers a job the nodes free for its whole run).
+        auto leaving_spare = [&] {
+            std::vector<uint8_t> offered = free_nodes_;
+            for (const PodShare &s : head_start->shares) {
+                const Pod &pod = f.pods[s.pod];
+                uint32_t left = spare[s.pod];
+                for (uint32_t n = pod.first_node; n < pod.first_node + pod.node_count; ++n)
+                    if (offered[n] && (left ? (--left, false) : true)) offered[n] = 0;
+            }
+            return offered;
+        };
+        std::vector<uint8_t> past_shadow = leaving_spare();
         for (size_t k = 1; k < queue_.size() && k <= opt_.backfill_depth;) {
             const size_t i = queue_[k];
             const int64_t until = t + std::max<int64_t>(jobs_[i].estimate, 1);
             Allocation a;
-            bool go = policy_.place(model(), ledger_, request_at(i, t), free_nodes_, a);
+            bool go = policy_.place(model(), ledger_, request_at(i, t), until > shadow ? past_shadow : free_nodes_, a);
             if (go && until > shadow) {
                 std::fill(in_pod.begin(), in_pod.end(), 0);
                 for (uint32_t n : a.nodes) ++in_pod[f.node_pod[n]];
@@ -647,6 +669,7 @@ private:
             if (go && start(i, t, a)) {
                 if (until > shadow)
                     for (const PodShare &s : head_start->shares) spare[s.pod] -= in_pod[s.pod];
+                past_shadow = leaving_spare();
                 planner.hold_running(jobs_[i].id, segments, t, until);
                 queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
             } else {
