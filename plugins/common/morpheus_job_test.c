@@ -398,12 +398,14 @@ static int _offer_steps(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_no
 		all_start = job_ptr->start_time;
 		if ((mode == SELECT_MODE_WILL_RUN) &&
 		    ((held = _step_holding(plan, 0, all, allowed)) != NO_STEP) &&
-		    ((all_start > time(NULL)) ||
-		     ((held == 0) && !_delays_planned_job(job_ptr, all, req, &delay_why)))) {
+		    ((all_start > time(NULL)) || !_delays_planned_job(job_ptr, all, req, &delay_why))) {
 			/* A later start is only backfill's plan: the set holding the nodes
 			 * cons_tres chose starts then too (fewer nodes never start sooner), and
-			 * RUN_NOW offers the best set first when the time comes. A start now in
-			 * the best set is what that set alone would give. One run. */
+			 * RUN_NOW offers the best set first when the time comes. A start now is
+			 * one too: backfill starts the job through RUN_NOW on every node not
+			 * held for others (_start_job), which tries the best set first, so the
+			 * set named here only has to start now. One run (a run per set before:
+			 * a third of backfill's tests at 16 nodes). */
 			log_flag(SELECT_TYPE, "select/morpheus: %pJ will run at %ld on step %zu/%zu (%s), chosen by cons_tres",
 				 job_ptr, (long) all_start, held + 1, steps,
 				 morpheus_plan_step_pods(plan, held));
