@@ -1,5 +1,6 @@
 // The engine through its C ABI, as the plugins use it: open, plan, reserve, release, reload
 // with bad files (last good stays), inventory refresh and blade failure, restart recovery.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -392,6 +393,32 @@ static void background_saves_land(void **) {
     assert_int_equal(morpheus_release(e, 1, &err), 1);
     morpheus_engine_close(&e);
     assert_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":1,"));
+    assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":2,"));
+}
+
+// Issue 26: under a stream the saver waits 100 ms from one save's start to the next, so the
+// file may lag memory; a process that ends with exit() and never closes the engine (slurmctld
+// 26.05 on SIGTERM) still writes what it owes. A child makes two changes in a row (the second
+// inside the spacing) and exits; both must be on disk.
+static void exit_writes_what_the_saver_owes(void **) {
+    Dir d;
+    const pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        morpheus_error_t err;
+        morpheus_engine_t *e = morpheus_engine_open(d.at("morpheus.conf").c_str(), d.at("ledger.json").c_str(), &err);
+        if (!e) _exit(2);
+        morpheus_engine_set_background_saves(e, 1);
+        if (place(e, hot_request(1, "100G", "250ns"), &err) != 0) _exit(3);
+        if (morpheus_engine_flush(e, 10) != 0) _exit(4);
+        if (place(e, hot_request(2, "100G", "250ns"), &err) != 0) _exit(5);
+        std::exit(0);  // no close: only the exit handler can save job 2
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":1,"));
     assert_non_null(std::strstr(d.read("ledger.json").c_str(), "\"job_id\":2,"));
 }
 
@@ -899,6 +926,7 @@ int main(void) {
         cmocka_unit_test(failed_save_changes_nothing),
         cmocka_unit_test(failed_release_is_retried),
         cmocka_unit_test(background_saves_land),
+        cmocka_unit_test(exit_writes_what_the_saver_owes),
         cmocka_unit_test(test_timing_reaches_the_metrics),
         cmocka_unit_test(background_release_on_a_full_disk),
         cmocka_unit_test(seam_spread_feasible_decisions),

@@ -253,6 +253,8 @@ private:
     // overwrites a newer one.
     bool background_saves_ = false;
     bool saver_stop_ = false;
+    int saver_hurry_ = 0;  // callers of flush() waiting: save without the spacing
+    bool saver_idle_ = false;  // waiting for a change: only then does a change wake it
     uint64_t change_seq_ = 0;
     std::atomic<uint64_t> written_seq_{0};
     uint64_t save_failures_ = 0;
