@@ -98,6 +98,8 @@ char *dup_or_null(const std::string &s) {
     return p;
 }
 
+constexpr size_t kExplainedPods = 8;
+
 // Keeps the decision for `morpheus explain` and counts it for `morpheus metrics`.
 void remember(Engine &engine, const Request &q, const Decision &d, double seconds) {
     DecisionLog &log = engine.decisions();
@@ -118,7 +120,11 @@ void remember(Engine &engine, const Request &q, const Decision &d, double second
     r.when = static_cast<int64_t>(std::time(nullptr));
     r.verdict = verdict_name(d.verdict);
     r.reason = reason;
-    r.explanation = explain_text(engine.model(), q, d);
+    // Kept for every pending and running job: the eight best pods and a count of the rest (a
+    // 16-pod table was 1.9 KiB a job, most of slurmctld's extra memory at 128 nodes with a
+    // queue of thousands; issue 26), no spare capacity.
+    r.explanation = explain_text(engine.model(), q, d, kExplainedPods);
+    r.explanation.shrink_to_fit();
     log.record(std::move(r));
 }
 
