@@ -99,6 +99,27 @@ void refuse_stranding(const Ledger &ledger, const Inventory &inv, const Fabric &
     }
 }
 
+namespace {
+constexpr int kSaverNice = 10;  // the ledger saver's nice value, relative to slurmctld's 0
+// The least time from one save's start to the next's while changes keep coming (issue 26: at
+// 60 starts and ends a second, a save per change took a seventh of the controller's CPU in
+// fsync and file creation). A change after a quiet spell is saved at once; under a stream the
+// file lags memory by this much more, far less than slurmctld's own job state (saved every few
+// seconds) lags its memory, and restart reconciles the two.
+constexpr std::chrono::milliseconds kSaveSpacing{100};
+
+// slurmctld 26.05 ends on SIGTERM with exit() and no plugin fini: the engines still open save
+// what they owe from an exit handler, so the newest starts reach the file. Engines join the set
+// when built and leave it first thing when destroyed, never holding their own mutex_: the
+// handler takes open_engines_mutex, then each engine's mutex_ (flush), and only in that order.
+std::mutex open_engines_mutex;
+std::unordered_set<Engine *> *open_engines = new std::unordered_set<Engine *>;  // never freed: exit handlers use it
+void flush_open_engines_at_exit() {
+    std::lock_guard<std::mutex> g(open_engines_mutex);
+    for (Engine *e : *open_engines) e->flush(5);
+}
+}  // namespace
+
 Engine::Engine(const std::string &conf_path, const std::string &default_state_file)
     : conf_path_(conf_path), default_state_file_(default_state_file) {
     Loaded l = load_all(conf_path);
@@ -115,6 +136,10 @@ Engine::Engine(const std::string &conf_path, const std::string &default_state_fi
     inventory_stamp_ = file_stamp(config_.inventory_file);
     heat_ = HeatMap(model_->fabric(), model_->latency(), config_.heat_map);
     mark_affected();
+    static const int registered = std::atexit(flush_open_engines_at_exit);
+    (void)registered;
+    std::lock_guard<std::mutex> g(open_engines_mutex);
+    open_engines->insert(this);
 }
 
 // Every change below is built on a copy and saved before it replaces the ledger in memory:
@@ -347,25 +372,6 @@ void Engine::commit(Ledger next) {
     ++changes_;
 }
 
-namespace {
-constexpr int kSaverNice = 10;  // the ledger saver's nice value, relative to slurmctld's 0
-// The least time from one save's start to the next's while changes keep coming (issue 26: at
-// 60 starts and ends a second, a save per change took a seventh of the controller's CPU in
-// fsync and file creation). A change after a quiet spell is saved at once; under a stream the
-// file lags memory by this much more, far less than slurmctld's own job state (saved every few
-// seconds) lags its memory, and restart reconciles the two.
-constexpr std::chrono::milliseconds kSaveSpacing{100};
-
-// slurmctld 26.05 ends on SIGTERM with exit() and no plugin fini: the engines still open save
-// what they owe from an exit handler, so the newest starts reach the file.
-std::mutex open_engines_mutex;
-std::unordered_set<Engine *> *open_engines = new std::unordered_set<Engine *>;  // never freed: exit handlers use it
-void flush_open_engines_at_exit() {
-    std::lock_guard<std::mutex> g(open_engines_mutex);
-    for (Engine *e : *open_engines) e->flush(5);
-}
-}  // namespace
-
 Engine::~Engine() {
     {
         std::lock_guard<std::mutex> g(open_engines_mutex);
@@ -381,13 +387,7 @@ Engine::~Engine() {
 
 void Engine::set_background_saves(bool on) {
     background_saves_ = on;
-    if (on && !saver_.joinable()) {
-        saver_ = std::thread(&Engine::saver_loop, this);
-        static const int registered = std::atexit(flush_open_engines_at_exit);
-        (void)registered;
-        std::lock_guard<std::mutex> g(open_engines_mutex);
-        open_engines->insert(this);
-    }
+    if (on && !saver_.joinable()) saver_ = std::thread(&Engine::saver_loop, this);
     if (!on && change_seq_ > written_seq_) save();  // synchronous from here on: owe nothing
 }
 
