@@ -393,7 +393,6 @@ void Engine::set_background_saves(bool on) {
 
 // One save of the newest ledger at a time, outside mutex_: reserve() and release() go on
 // while the disk works, and what they change meanwhile goes into the next save.
-
 void Engine::saver_loop() {
     // Below the scheduler (issue 26): woken at every start and end, a saver of equal weight
     // preempted the thread that woke it (slurmctld's scheduler: perf showed its switches at
