@@ -99,7 +99,9 @@ extern void glue_publish(job_record_t *job_ptr)
 			job_ptr->system_comment = xstrdup(summary);
 		else
 			job_ptr->system_comment = xstrdup_printf("Morpheus: %s", summary);
-		info("select/morpheus: %pJ placed: %s", job_ptr, summary);
+		/* verbose, not info: slurmctld logs each start already ("sched: Allocate"), the
+		 * placement is in SystemComment, and a line costs the start ~30 us (issue 26). */
+		verbose("select/morpheus: %pJ placed: %s", job_ptr, summary);
 	}
 	if (env && job_ptr->details)
 		_set_job_environment(job_ptr, env, "");
