@@ -430,6 +430,39 @@ static void spread_job_gets_a_start(void **) {
     assert_false(earliest_pod_start(pl, m, r, only_pod1, 0, 100, &why).has_value());
 }
 
+// A soft bound whose wait is over takes memory beyond it (decide()), so the planner plans its
+// start with the bound open too: nodes and far memory free now give a start now, not when the
+// running job holding the near memory ends (backfill would otherwise run jobs past its start).
+static void lapsed_soft_bound_is_planned_beyond_it(void **) {
+    ClusterModel m = example();
+    Planner pl(m.fabric().blades.size());
+    pl.hold_running(1, fill_in_bound(m, 250), 0, 1000);
+    Request r = hot(1, 128 * kGiB, 250);
+    const uint32_t p1 = pod1(m);
+    auto nodes_free_at = [&](uint32_t pod, uint32_t) -> int64_t { return pod == p1 ? 0 : kForever; };
+    auto inside = earliest_pod_start(pl, m, r, nodes_free_at, 0, 100);
+    assert_true(inside.has_value());
+    assert_int_equal(inside->slot.start, 1000);
+    r.bound_lapsed = true;
+    auto open = earliest_pod_start(pl, m, r, nodes_free_at, 0, 100);
+    assert_true(open.has_value());
+    assert_int_equal(open->slot.start, 0);
+    bool beyond = false;
+    for (const Segment &g : open->slot.placement.segments) beyond = beyond || g.latency_ns > 250;
+    assert_true(beyond);
+    // When the far memory is held as long as the near, the start inside the bound is as early.
+    std::vector<Segment> rest;
+    for (uint32_t b : m.latency().blades_by_latency(p1))
+        if (m.latency().latency(p1, b) > 250)
+            rest.push_back(
+                {b, Tier::Dram, Use::Hot, m.inventory().blades[b].capacity[0], m.latency().latency(p1, b), p1});
+    pl.hold_running(2, rest, 0, 1000);
+    open = earliest_pod_start(pl, m, r, nodes_free_at, 0, 100);
+    assert_true(open.has_value());
+    assert_int_equal(open->slot.start, 1000);
+    for (const Segment &g : open->slot.placement.segments) assert_true(g.latency_ns <= 250);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timeline_steps),
@@ -442,6 +475,7 @@ int main(void) {
         cmocka_unit_test(releases_move_starts_earlier),
         cmocka_unit_test(cold_memory_waits_too),
         cmocka_unit_test(spread_job_gets_a_start),
+        cmocka_unit_test(lapsed_soft_bound_is_planned_beyond_it),
         cmocka_unit_test(shortlist_changes_nothing),
         cmocka_unit_test(bytes_are_conserved),
     };

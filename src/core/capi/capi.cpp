@@ -775,7 +775,9 @@ MORPHEUS_API int morpheus_earliest_start(morpheus_engine_t *e, const morpheus_re
         for (size_t i = 0; i < running_count; ++i) ends[running_ids[i]] = running_ends[i];
         Planner planner(f.blades.size());
         hold_running_jobs(planner, e->engine.ledger(), ends, now);
+        // A soft bound whose wait is over is planned beyond it too, as the simulator plans it.
         Request q = to_request(req);
+        q.bound_lapsed = req->waiting_since > 0 && bound_lapsed(m, q, req->waiting_since, now);
         std::string why;
         std::optional<PodStart> best = earliest_pod_start(
             planner, m, q,

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "units.hpp"
+
 namespace morpheus {
 
 namespace {
@@ -524,11 +526,11 @@ std::optional<PodStart> earliest_spread_start(const Planner &planner, const Clus
     return best;
 }
 
-}  // namespace
-
-std::optional<PodStart> earliest_pod_start(const Planner &planner, const ClusterModel &m, const Request &req,
-                                           const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at,
-                                           int64_t now, int64_t duration, std::string *why) {
+// earliest_pod_start() for the request's bound as it stands.
+std::optional<PodStart> earliest_start_within_bound(
+    const Planner &planner, const ClusterModel &m, const Request &req,
+    const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at, int64_t now, int64_t duration,
+    std::string *why) {
     std::optional<PodStart> best;
     std::string last_why = "no pod has enough nodes for the job";
     for (uint32_t p = 0; p < m.fabric().pods.size(); ++p) {
@@ -547,6 +549,26 @@ std::optional<PodStart> earliest_pod_start(const Planner &planner, const Cluster
     if (!best) best = earliest_spread_start(planner, m, req, nodes_free_at, now, duration, last_why);
     if (!best && why) *why = last_why;
     return best;
+}
+
+}  // namespace
+
+std::optional<PodStart> earliest_pod_start(const Planner &planner, const ClusterModel &m, const Request &req,
+                                           const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at,
+                                           int64_t now, int64_t duration, std::string *why) {
+    std::optional<PodStart> inside = earliest_start_within_bound(planner, m, req, nodes_free_at, now, duration, why);
+    if (!req.bound_lapsed || !req.hot_per_node) return inside;
+    // A soft bound whose wait is over takes the nearest memory there is (decide()), so its start
+    // is planned with the bound open as well, and the earlier start wins (a tie: inside). Planned
+    // inside only, a large job spread over pods waited in the plan for near memory it no longer
+    // needs, and backfill ran jobs past its real start (NASA: a 64-node job planned 18,700 s
+    // after the time its nodes and far memory were free).
+    Request open = req;
+    open.hot_latency_ns = kMaxLatencyNs;
+    open.bound_lapsed = false;
+    std::optional<PodStart> far = earliest_start_within_bound(planner, m, open, nodes_free_at, now, duration, nullptr);
+    if (far && (!inside || far->slot.start < inside->slot.start)) return far;
+    return inside;
 }
 
 }  // namespace morpheus

@@ -155,7 +155,8 @@ private:
 // one pod when any can take the job: the earliest start over all pods wins (ties: the first
 // pod). Otherwise (too many nodes for one pod, or more hot memory than one pod's bound holds)
 // spread as decide() would spread it over an empty cluster on the nodes the pods can give,
-// starting once every share's nodes are free. select/morpheus's will-run (the C ABI) and the
+// starting once every share's nodes are free. A soft bound whose wait is over (bound_lapsed) is
+// planned beyond the bound as well, the earlier start winning. select/morpheus's will-run (the C ABI) and the
 // simulator's backfill both plan through here, so a large job is planned, not starved.
 struct PodStart {
     std::vector<PodShare> shares;  // one pod, or the pods of a spread job
