@@ -484,12 +484,14 @@ namespace {
 // running jobs, few enough that one will-run stays cheap on a 200-pod fabric.
 constexpr size_t kSpreadTimes = 64;
 
-// No single pod can take the job. At each time nodes come free (in order, until a start is
-// found that no later time can beat), decide()'s split over an empty cluster on the nodes
-// free by then, its memory planned from that time; the soonest start wins.
-std::optional<PodStart> earliest_spread_start(const Planner &planner, const ClusterModel &m, const Request &req,
+// At each time nodes come free (in order, until a start is found that no later time can beat),
+// `shape` splits the job over the nodes free by then (decide() over an empty cluster), and the
+// split's memory (as `memory` asks for it) is planned from that time; the soonest start wins.
+// Splits of fewer than `min_pods` pods are skipped.
+std::optional<PodStart> earliest_shaped_start(const Planner &planner, const ClusterModel &m, const Request &memory,
+                                              const std::function<Decision(const std::vector<uint8_t> &allowed)> &shape,
                                               const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at,
-                                              int64_t now, int64_t duration, std::string &why) {
+                                              int64_t now, int64_t duration, size_t min_pods, std::string &why) {
     const Fabric &f = m.fabric();
     // free_by[p][k]: from when pod p has k + 1 of the job's nodes free.
     std::vector<std::vector<int64_t>> free_by(f.pods.size());
@@ -513,10 +515,10 @@ std::optional<PodStart> earliest_spread_start(const Planner &planner, const Clus
             const auto n = std::upper_bound(free_by[p].begin(), free_by[p].end(), at) - free_by[p].begin();
             std::fill_n(allowed.begin() + f.pods[p].first_node, n, 1);
         }
-        Decision d = feasibility(m, req, &allowed);
-        if (d.verdict != Verdict::Placed || d.placement.pods.size() < 2) continue;
+        Decision d = shape(allowed);
+        if (d.verdict != Verdict::Placed || d.placement.pods.size() < min_pods) continue;
         std::string try_why;
-        std::optional<Slot> slot = planner.earliest_start(m, req, d.placement.pods, now, duration, at, &try_why);
+        std::optional<Slot> slot = planner.earliest_start(m, memory, d.placement.pods, now, duration, at, &try_why);
         if (!slot) {
             why = try_why;
             continue;
@@ -526,7 +528,7 @@ std::optional<PodStart> earliest_spread_start(const Planner &planner, const Clus
     return best;
 }
 
-// earliest_pod_start() for the request's bound as it stands.
+// earliest_pod_start() inside the request's bound.
 std::optional<PodStart> earliest_start_within_bound(
     const Planner &planner, const ClusterModel &m, const Request &req,
     const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at, int64_t now, int64_t duration,
@@ -546,9 +548,30 @@ std::optional<PodStart> earliest_start_within_bound(
         }
         if (!best || slot->start < best->slot.start) best = PodStart{{{p, need}}, std::move(*slot)};
     }
-    if (!best) best = earliest_spread_start(planner, m, req, nodes_free_at, now, duration, last_why);
+    // No single pod can take the job: spread as decide() spreads it over an empty cluster.
+    if (!best)
+        best = earliest_shaped_start(
+            planner, m, req, [&](const std::vector<uint8_t> &allowed) { return feasibility(m, req, &allowed); },
+            nodes_free_at, now, duration, 2, last_why);
     if (!best && why) *why = last_why;
     return best;
+}
+
+// earliest_pod_start() for a soft bound whose wait is over: split at each time as decide()
+// splits such a job (inside the bound if it can, else shares small enough to move inside it
+// later, else any), its memory planned on the nearest blades there are.
+std::optional<PodStart> earliest_lapsed_start(const Planner &planner, const ClusterModel &m, const Request &req,
+                                              const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at,
+                                              int64_t now, int64_t duration) {
+    Request open = req;
+    open.hot_latency_ns = kMaxLatencyNs;
+    open.bound_lapsed = false;
+    const Ledger empty(m.fabric().blades.size());
+    std::string why;
+    return earliest_shaped_start(
+        planner, m, open,
+        [&](const std::vector<uint8_t> &allowed) { return decide(m, empty, req, allowed, nullptr, nullptr); },
+        nodes_free_at, now, duration, 1, why);
 }
 
 }  // namespace
@@ -556,17 +579,16 @@ std::optional<PodStart> earliest_start_within_bound(
 std::optional<PodStart> earliest_pod_start(const Planner &planner, const ClusterModel &m, const Request &req,
                                            const std::function<int64_t(uint32_t pod, uint32_t need)> &nodes_free_at,
                                            int64_t now, int64_t duration, std::string *why) {
-    std::optional<PodStart> inside = earliest_start_within_bound(planner, m, req, nodes_free_at, now, duration, why);
+    Request within = req;
+    within.bound_lapsed = false;
+    std::optional<PodStart> inside = earliest_start_within_bound(planner, m, within, nodes_free_at, now, duration, why);
     if (!req.bound_lapsed || !req.hot_per_node) return inside;
     // A soft bound whose wait is over takes the nearest memory there is (decide()), so its start
     // is planned with the bound open as well, and the earlier start wins (a tie: inside). Planned
     // inside only, a large job spread over pods waited in the plan for near memory it no longer
     // needs, and backfill ran jobs past its real start (NASA: a 64-node job planned 18,700 s
     // after the time its nodes and far memory were free).
-    Request open = req;
-    open.hot_latency_ns = kMaxLatencyNs;
-    open.bound_lapsed = false;
-    std::optional<PodStart> far = earliest_start_within_bound(planner, m, open, nodes_free_at, now, duration, nullptr);
+    std::optional<PodStart> far = earliest_lapsed_start(planner, m, req, nodes_free_at, now, duration);
     if (far && (!inside || far->slot.start < inside->slot.start)) return far;
     return inside;
 }

@@ -156,8 +156,9 @@ private:
 // pod). Otherwise (too many nodes for one pod, or more hot memory than one pod's bound holds)
 // spread as decide() would spread it over an empty cluster on the nodes the pods can give,
 // starting once every share's nodes are free. A soft bound whose wait is over (bound_lapsed) is
-// planned beyond the bound as well, the earlier start winning. select/morpheus's will-run (the C ABI) and the
-// simulator's backfill both plan through here, so a large job is planned, not starved.
+// also planned as decide() places it then, beyond the bound, and the earlier start wins.
+// select/morpheus's will-run (the C ABI) and the simulator's backfill both plan through here,
+// so a large job is planned, not starved.
 struct PodStart {
     std::vector<PodShare> shares;  // one pod, or the pods of a spread job
     Slot slot;
