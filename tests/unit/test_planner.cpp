@@ -463,6 +463,30 @@ static void lapsed_soft_bound_is_planned_beyond_it(void **) {
     for (const Segment &g : open->slot.placement.segments) assert_true(g.latency_ns <= 250);
 }
 
+// A job of every node of a 128-node fat-tree (tests/data/planner, contrib/gen-fabric.py's
+// NASA-sized fabric), whose nodes come free one at a time: the spread search skips the times
+// before enough nodes are free in all, so the 64 times it tries reach the start (the first 64
+// times, each one node's end, left it with none, and backfill ran jobs past its start).
+static void whole_cluster_job_gets_a_start(void **) {
+    Fabric f = read_fabric(test_data("planner/fat-tree-128-fabric.json"));
+    Inventory inv = read_inventory(test_data("planner/fat-tree-128-inventory.json"), f);
+    ClusterModel m(std::move(f), std::move(inv), PlacementSettings{});
+    Planner pl(m.fabric().blades.size());
+    const uint32_t nodes = static_cast<uint32_t>(m.fabric().node_names.size());
+    assert_int_equal(nodes, 128);
+    Request r = hot(nodes, 8 * kGiB, 500);
+    // Node k of pod p frees at 10 * (16p + k + 1): 128 distinct times, the last at 1280.
+    auto nodes_free_at = [&](uint32_t pod, uint32_t need) -> int64_t {
+        return 10 * static_cast<int64_t>(pod * m.fabric().pods[pod].node_count + need);
+    };
+    auto s = earliest_pod_start(pl, m, r, nodes_free_at, 0, 100);
+    assert_true(s.has_value());
+    assert_int_equal(s->slot.start, 1280);
+    uint32_t total = 0;
+    for (const PodShare &share : s->shares) total += share.nodes;
+    assert_int_equal(total, nodes);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timeline_steps),
@@ -476,6 +500,7 @@ int main(void) {
         cmocka_unit_test(cold_memory_waits_too),
         cmocka_unit_test(spread_job_gets_a_start),
         cmocka_unit_test(lapsed_soft_bound_is_planned_beyond_it),
+        cmocka_unit_test(whole_cluster_job_gets_a_start),
         cmocka_unit_test(shortlist_changes_nothing),
         cmocka_unit_test(bytes_are_conserved),
     };
