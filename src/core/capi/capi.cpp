@@ -36,9 +36,9 @@ using morpheus::capi::to_request;
 namespace {
 
 // The request as the engine decides it now: a soft bound whose wait is over lapses.
-Request request_now(const ClusterModel &m, const morpheus_request_t *r) {
+Request request_now(const ClusterModel &m, const morpheus_request_t *r, int64_t now = std::time(nullptr)) {
     Request q = to_request(r);
-    q.bound_lapsed = r->waiting_since > 0 && bound_lapsed(m, q, r->waiting_since, std::time(nullptr));
+    q.bound_lapsed = r->waiting_since > 0 && bound_lapsed(m, q, r->waiting_since, now);
     return q;
 }
 
@@ -776,8 +776,7 @@ MORPHEUS_API int morpheus_earliest_start(morpheus_engine_t *e, const morpheus_re
         Planner planner(f.blades.size());
         hold_running_jobs(planner, e->engine.ledger(), ends, now);
         // A soft bound whose wait is over is planned beyond it too, as the simulator plans it.
-        Request q = to_request(req);
-        q.bound_lapsed = req->waiting_since > 0 && bound_lapsed(m, q, req->waiting_since, now);
+        Request q = request_now(m, req, now);
         std::string why;
         std::optional<PodStart> best = earliest_pod_start(
             planner, m, q,

@@ -507,12 +507,9 @@ std::optional<PodStart> earliest_shaped_start(const Planner &planner, const Clus
     // Before the time the cluster has as many of the job's nodes free as the job needs in all
     // (each entry is one node), no split fits: the tries start there, so a job of most of the
     // cluster is not left without a start by the kSpreadTimes earlier times of small jobs' ends.
-    uint32_t fewest = memory.nodes;
-    if (!fewest) {
-        uint32_t widest = 0;
-        for (const Pod &pod : f.pods) widest = std::max(widest, pod.gpus_per_node);
-        fewest = widest ? static_cast<uint32_t>((uint64_t{memory.gpus} + widest - 1) / widest) : 1;
-    }
+    uint32_t fewest = UINT32_MAX;
+    for (uint32_t p = 0; p < f.pods.size(); ++p)
+        if (const uint32_t need = nodes_needed(m, memory, p)) fewest = std::min(fewest, need);
     if (fewest > times.size()) return std::nullopt;
     if (fewest > 1) times.erase(times.begin(), times.begin() + (fewest - 1));
     times.erase(std::unique(times.begin(), times.end()), times.end());
