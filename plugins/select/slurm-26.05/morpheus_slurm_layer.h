@@ -11,7 +11,8 @@
 /*
  * As in 24.11: after a failed job_test select_nodes() sets WAIT_RESOURCES and frees
  * state_desc, so our "Morpheus: ..." text rides on WAIT_RESOURCES and is also set in
- * backfill's will-run test, which every backfill pass re-asserts.
+ * backfill's will-run test, which every backfill pass re-asserts (and, as there, the main
+ * scheduler replaces it by "Priority" for a job behind one that failed in its partition).
  */
 #define MORPHEUS_PENDING_REASON WAIT_RESOURCES
 #define MORPHEUS_REASON_IN_WILL_RUN 1
