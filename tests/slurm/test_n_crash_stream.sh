@@ -38,14 +38,17 @@ submitter() {
 # ledger read, so jobs that start or end meanwhile are not counted against it. A completing
 # job (CG) may hold its reservation or have released it (memory goes back when the job ends,
 # as cons_tres gives back its nodes, before the epilog is done): it may be in the ledger, but
-# only a job running (R or S) in both looks must be.
-check_invariants() { # WHEN
+# only a job running (R or S) in both looks must be. The file lags the controller by the
+# background saver's spacing (100 ms, at nice 10: on a loaded CI machine a job restarted by
+# Slurm's recovery was R in both looks half a second before its reservation reached the file),
+# so the looks are taken again for a few seconds until they agree; every copy read must be free of
+# over-commitment, at once.
+check_looks() { # WHEN: one look; prints why it fails
 	local before after
 	before=$(squeue -h -t R,S,CG -o '%i:%t' | sort | tr '\n' ' ')
 	cp "$E2E_LEDGER" "$TEST_TMP/ledger.now" 2>/dev/null || echo '{"jobs": []}' >"$TEST_TMP/ledger.now"
 	after=$(squeue -h -t R,S,CG -o '%i:%t' | sort | tr '\n' ' ')
-	E2E_LEDGER=$TEST_TMP/ledger.now assert_no_overcommit
-	python3 - "$TEST_TMP/ledger.now" "$requests" "$before" "$after" "$1" <<-'PY' || fail "invariants broken $1"
+	python3 - "$TEST_TMP/ledger.now" "$requests" "$before" "$after" "$1" 2>&1 <<-'PY'
 	import json, sys
 	ledger = {j["job_id"]: j for j in json.load(open(sys.argv[1]))["jobs"]}
 	req = {}
@@ -57,17 +60,35 @@ check_invariants() { # WHEN
 	    return {int(j) for j, _ in pairs}, {int(j) for j, t in pairs if t in ("R", "S")}
 	(before, before_running), (after, after_running) = look(sys.argv[3]), look(sys.argv[4])
 	stale = [j for j in ledger if j not in before | after]
-	assert not stale, "ledger holds jobs that are not running: %s" % stale[:10]
+	if stale:
+	    sys.exit("ledger holds jobs that are not running: %s" % stale[:10])
 	for j in before_running & after_running:
 	    if j not in req:
 	        continue
-	    assert j in ledger, "running job %d lost its reservation" % j
+	    if j not in ledger:
+	        sys.exit("running job %d lost its reservation" % j)
 	    n, hot, cold = req[j]
 	    got_hot = sum(s["bytes"] for s in ledger[j]["segments"] if s["use"] == "hot")
 	    got_cold = sum(s["bytes"] for s in ledger[j]["segments"] if s["use"] == "cold")
-	    assert (got_hot, got_cold) == (n * hot, n * cold), "job %d holds %s, asked %s" % (j, (got_hot, got_cold), (n * hot, n * cold))
+	    if (got_hot, got_cold) != (n * hot, n * cold):
+	        sys.exit("job %d holds %s, asked %s" % (j, (got_hot, got_cold), (n * hot, n * cold)))
 	print("%s: %d reservations, %d running throughout" % (sys.argv[5], len(ledger), len(before_running & after_running)))
 	PY
+}
+
+check_invariants() { # WHEN
+	local out i rc
+	for i in $(seq 17); do
+		out=$(check_looks "$1") && rc=0 || rc=$?
+		E2E_LEDGER=$TEST_TMP/ledger.now assert_no_overcommit
+		if [ "$rc" = 0 ]; then
+			[ "$i" = 1 ] || out="$out (the file caught up after $((i - 1)) more looks)"
+			note "$out"
+			return 0
+		fi
+		sleep 0.3
+	done
+	fail "invariants broken $1: $out"
 }
 
 restart_ctld() {
