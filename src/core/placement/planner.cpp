@@ -510,7 +510,7 @@ std::optional<PodStart> earliest_shaped_start(const Planner &planner, const Clus
     uint32_t fewest = UINT32_MAX;
     for (uint32_t p = 0; p < f.pods.size(); ++p)
         if (const uint32_t need = nodes_needed(m, memory, p)) fewest = std::min(fewest, need);
-    if (fewest > times.size()) return std::nullopt;
+    if (fewest > times.size()) return std::nullopt;  // also no pod that can hold it (UINT32_MAX)
     if (fewest > 1) times.erase(times.begin(), times.begin() + (fewest - 1));
     times.erase(std::unique(times.begin(), times.end()), times.end());
     if (times.size() > kSpreadTimes) times.resize(kSpreadTimes);
