@@ -328,6 +328,47 @@ static void a_far_start_is_split_so_that_every_share_can_move_in(void **) {
     assert_null(std::strstr(whole.reason.c_str(), "move inside the bound later"));
 }
 
+// When the free nodes allow no split of movable shares, as many shares as they allow are kept
+// movable and the rest is piled on the pod with the most free nodes, rather than the fewest
+// pods (the whole job in one pod: no share movable). Checked to fail without the overflow split.
+static void a_far_start_keeps_as_many_shares_movable_as_the_free_nodes_allow(void **) {
+    ClusterModel m = example();
+    const Fabric &f = m.fabric();
+    Ledger l(f.blades.size());
+    for (const char *near : {"blade1", "blade2", "blade3", "blade4"}) {  // each pod's only blade within 300ns
+        const uint32_t b = static_cast<uint32_t>(f.blade_index(near));
+        Reservation holder;
+        holder.job_id = 90 + b;
+        holder.segments.push_back({b, Tier::Dram, Use::Hot, m.inventory().blades[b].capacity[0], 200, 0});
+        assert_true(l.reserve(holder, m.inventory()));
+    }
+    Request r = hot(3, 600ULL << 30, 300);  // a pod's near blade (1T) holds one node's share
+    r.bound_lapsed = true;
+    std::vector<uint8_t> free(f.node_names.size(), 0);
+    auto open_nodes = [&](const char *pod, uint32_t count) {
+        const Pod &p = f.pods[static_cast<size_t>(f.pod_index(pod))];
+        for (uint32_t n = 0; n < count; ++n) free[p.first_node + n] = 1;
+    };
+    open_nodes("pod1", 4);
+    open_nodes("pod2", 4);
+    // One-node shares need three pods with free nodes; two have them: 2 + 1, one share movable.
+    Decision d = decide(m, l, r, free);
+    assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Placed));
+    assert_int_equal(d.placement.pods.size(), 2);
+    std::vector<uint32_t> sizes;
+    for (const PodShare &s : d.placement.pods) sizes.push_back(s.nodes);
+    std::sort(sizes.begin(), sizes.end());
+    assert_int_equal(sizes[0], 1);
+    assert_int_equal(sizes[1], 2);
+    assert_non_null(std::strstr(d.reason.c_str(), "1 of 2 shares small enough to move inside the bound later"));
+    open_nodes("pod3", 1);  // now 1 + 1 + 1: every share movable
+    d = decide(m, l, r, free);
+    assert_int_equal(static_cast<int>(d.verdict), static_cast<int>(Verdict::Placed));
+    assert_int_equal(d.placement.pods.size(), 3);
+    for (const PodShare &s : d.placement.pods) assert_int_equal(s.nodes, 1);
+    assert_non_null(std::strstr(d.reason.c_str(), "each share small enough to move inside the bound later"));
+}
+
 static void the_ledger_file_keeps_a_move_under_way(void **) {
     ClusterModel m = example();
     Ledger l(m.fabric().blades.size());
@@ -361,6 +402,7 @@ int main(void) {
         cmocka_unit_test(two_moves_never_take_the_same_bytes),
         cmocka_unit_test(a_pod_whose_near_memory_frees_moves_without_the_others),
         cmocka_unit_test(a_far_start_is_split_so_that_every_share_can_move_in),
+        cmocka_unit_test(a_far_start_keeps_as_many_shares_movable_as_the_free_nodes_allow),
         cmocka_unit_test(the_ledger_file_keeps_a_move_under_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
