@@ -114,6 +114,17 @@ json_t *policy_json(const std::vector<Summary> &runs) {
         json_object_set_new(o, m.name, json_real(i.mean));
         json_object_set_new(o, (std::string(m.name) + "_ci95").c_str(), json_real(i.half));
     }
+    // The headline figures seed by seed, in seed order: the policies' runs are paired by seed,
+    // so a reader (make bench-sim) can tell one seed's episode from a shift in every seed.
+    json_t *per_seed = json_object();
+    for (const Metric &m : metrics()) {
+        const std::string name = m.name;
+        if (name != "bounded_slowdown_mean" && name != "largest_tenth_wait_max_s" && name != "tight_in_bound") continue;
+        json_t *values = json_array();
+        for (const Summary &run : runs) json_array_append_new(values, json_real(m.get(run)));
+        json_object_set_new(per_seed, m.name, values);
+    }
+    json_object_set_new(o, "per_seed", per_seed);
     json_t *classes = json_array();
     for (size_t k = 0; k < kSizeClassMin.size(); ++k) {
         std::vector<double> mean, max, jobs;

@@ -56,6 +56,11 @@ for size in d["pool_sizes"]:
         r = "%.3f" % (m[key] / best[key]) if best[key] else "-"
         print("  %-25s %22s %22s %-20s %8s" % (label, fmt(m[key], m[key + "_ci95"], unit),
               fmt(best[key], best[key + "_ci95"], unit), best["policy"], r))
+        # Paired by seed: one seed's episode (NASA's bursts of whole-cluster jobs) shows apart
+        # from a shift in every seed.
+        if key in m.get("per_seed", {}) and key in best.get("per_seed", {}):
+            pairs = zip(m["per_seed"][key], best["per_seed"][key])
+            print("  %-25s %s" % ("  per seed, m/best", " ".join("%.3f" % (a / b) if b else "-" for a, b in pairs)))
 PY
 }
 

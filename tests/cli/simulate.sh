@@ -21,6 +21,8 @@ P="d['pool_sizes'][0]['policies']"
 run 0 "$MORPHEUS" simulate "$F" "$I" --trace "$T" --json --seeds 3 --pool-sizes 0.5,2 --scheduler fcfs --policy morpheus,tree-nearest
 [ "$(json_field "[s['pool_scale'] for s in d['pool_sizes']]")" = "[0.5, 2.0]" ] || { echo "FAIL: one result per pool size"; failures=$((failures+1)); }
 [ "$(json_field "d['pool_sizes'][0]['policies'][0]['seeds']")" = 3 ] || { echo "FAIL: three seeds"; failures=$((failures+1)); }
+[ "$(json_field "all(len(p['per_seed'][k]) == 3 for s in d['pool_sizes'] for p in s['policies'] for k in ('bounded_slowdown_mean', 'largest_tenth_wait_max_s', 'tight_in_bound'))")" = True ] || { echo "FAIL: three figures per seed"; failures=$((failures+1)); }
+[ "$(json_field "all(abs(sum(p['per_seed']['bounded_slowdown_mean']) / 3 - p['bounded_slowdown_mean']) < 1e-4 * max(1, p['bounded_slowdown_mean']) for s in d['pool_sizes'] for p in s['policies'])")" = True ] || { echo "FAIL: the per-seed figures make the mean"; failures=$((failures+1)); }
 [ "$(json_field "d['pool_sizes'][1]['policies'][0]['hot_utilisation'] < d['pool_sizes'][0]['policies'][0]['hot_utilisation']")" = True ] || { echo "FAIL: twice the pool, a smaller share of it used"; failures=$((failures+1)); }
 [ "$(json_field "all(p['bounded_slowdown_mean_ci95'] >= 0 for s in d['pool_sizes'] for p in s['policies'])")" = True ] || { echo "FAIL: intervals"; failures=$((failures+1)); }
 [ "$(json_field "d['scheduler']")" = fcfs ] || { echo "FAIL: --scheduler fcfs"; failures=$((failures+1)); }
