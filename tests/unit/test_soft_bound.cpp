@@ -277,6 +277,21 @@ static void a_pod_whose_near_memory_frees_moves_without_the_others(void **) {
     assert_int_equal(l.reserved(b8, Tier::Dram), 0);
 }
 
+// Fills each pod's only blade within 300ns (blade1-4) with a holder job of id 90 + blade index;
+// returns the holders' ids.
+static std::vector<uint64_t> hold_near_blades(const ClusterModel &m, Ledger &l) {
+    std::vector<uint64_t> holders;
+    for (const char *near : {"blade1", "blade2", "blade3", "blade4"}) {
+        const uint32_t b = static_cast<uint32_t>(m.fabric().blade_index(near));
+        Reservation holder;
+        holder.job_id = 90 + b;
+        holder.segments.push_back({b, Tier::Dram, Use::Hot, m.inventory().blades[b].capacity[0], 200, 0});
+        assert_true(l.reserve(holder, m.inventory()));
+        holders.push_back(holder.job_id);
+    }
+    return holders;
+}
+
 // A lapsed bound whose job is larger than one pod's near memory: split so that each pod's share
 // fits its pod's blades inside the bound, so moves can bring all of it in later; when no such
 // split has the nodes, any split. Checked to fail with the split that ignores it (the whole job
@@ -285,15 +300,7 @@ static void a_far_start_is_split_so_that_every_share_can_move_in(void **) {
     ClusterModel m = example();
     const Fabric &f = m.fabric();
     Ledger l(f.blades.size());
-    std::vector<uint64_t> holders;
-    for (const char *near : {"blade1", "blade2", "blade3", "blade4"}) {  // each pod's only blade within 300ns
-        const uint32_t b = static_cast<uint32_t>(f.blade_index(near));
-        Reservation holder;
-        holder.job_id = 90 + b;
-        holder.segments.push_back({b, Tier::Dram, Use::Hot, m.inventory().blades[b].capacity[0], 200, 0});
-        assert_true(l.reserve(holder, m.inventory()));
-        holders.push_back(holder.job_id);
-    }
+    const std::vector<uint64_t> holders = hold_near_blades(m, l);
     Request r = hot(4, 400ULL << 30, 300);  // 1.6T: one pod's near blade (1T) holds 2 nodes' share
     r.bound_lapsed = true;
     Decision d = decide(m, l, r, all_free(m));
@@ -315,13 +322,7 @@ static void a_far_start_is_split_so_that_every_share_can_move_in(void **) {
     std::vector<uint8_t> pod1_only(f.node_names.size(), 0);
     const Pod &pod1 = f.pods[static_cast<size_t>(f.pod_index("pod1"))];
     for (uint32_t n = 0; n < pod1.node_count; ++n) pod1_only[pod1.first_node + n] = 1;
-    for (uint64_t id : holders) {
-        const uint32_t b = static_cast<uint32_t>(id - 90);
-        Reservation holder;
-        holder.job_id = id;
-        holder.segments.push_back({b, Tier::Dram, Use::Hot, m.inventory().blades[b].capacity[0], 200, 0});
-        assert_true(busy.reserve(holder, m.inventory()));
-    }
+    hold_near_blades(m, busy);
     Decision whole = decide(m, busy, r, pod1_only);
     assert_int_equal(static_cast<int>(whole.verdict), static_cast<int>(Verdict::Placed));
     assert_int_equal(whole.placement.pods.size(), 1);
@@ -335,13 +336,7 @@ static void a_far_start_keeps_as_many_shares_movable_as_the_free_nodes_allow(voi
     ClusterModel m = example();
     const Fabric &f = m.fabric();
     Ledger l(f.blades.size());
-    for (const char *near : {"blade1", "blade2", "blade3", "blade4"}) {  // each pod's only blade within 300ns
-        const uint32_t b = static_cast<uint32_t>(f.blade_index(near));
-        Reservation holder;
-        holder.job_id = 90 + b;
-        holder.segments.push_back({b, Tier::Dram, Use::Hot, m.inventory().blades[b].capacity[0], 200, 0});
-        assert_true(l.reserve(holder, m.inventory()));
-    }
+    hold_near_blades(m, l);
     Request r = hot(3, 600ULL << 30, 300);  // a pod's near blade (1T) holds one node's share
     r.bound_lapsed = true;
     std::vector<uint8_t> free(f.node_names.size(), 0);

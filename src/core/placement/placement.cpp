@@ -599,30 +599,29 @@ Decision decide_memory(const ClusterModel &m, const Ledger &l, const Request &re
     // fits now, as many shares as the free nodes allow at that size, the rest piled on the
     // fewest pods (a 32-node job spread 8+8+8+8 keeps four movable shares where 16+16 had
     // none: measured on NASA, sensitivity model, 5 seeds, 4.26 -> 4.04 mean BSLD); else any.
-    ShareCaps movable = movable_share_caps(m, req);
+    const ShareCaps movable = movable_share_caps(m, req);
+    ShareCaps mostly_movable = movable;
+    mostly_movable.overflow = true;
     Decision far;
-    for (int overflow = 0; overflow < 2; ++overflow) {
-        movable.overflow = overflow;
+    const ShareCaps *split = nullptr;  // the caps of the split that fit
+    const ShareCaps *const tries[] = {&movable, &mostly_movable, nullptr};  // nullptr: any split
+    for (const ShareCaps *caps : tries) {
         for (uint64_t wider : widening_bounds(effective_bound(m, req))) {
-            far = decide_with(m, l, beyond_bound(req, wider), offered, allowed_nodes, false, &movable);
+            far = decide_with(m, l, beyond_bound(req, wider), offered, allowed_nodes, false, caps);
             if (far.verdict == Verdict::Placed) break;
         }
+        split = caps;
         if (far.verdict == Verdict::Placed) break;
     }
-    if (far.verdict == Verdict::Placed && far.placement.pods.size() > 1) {
+    if (far.verdict != Verdict::Placed) return d;
+    if (split && far.placement.pods.size() > 1) {
         size_t small = 0;
-        for (const PodShare &share : far.placement.pods) small += share.nodes <= movable.most[share.pod];
+        for (const PodShare &share : far.placement.pods) small += share.nodes <= split->most[share.pod];
         far.reason += small == far.placement.pods.size()
                           ? ", each share small enough to move inside the bound later"
                           : ", " + std::to_string(small) + " of " + std::to_string(far.placement.pods.size()) +
                                 " shares small enough to move inside the bound later";
     }
-    if (far.verdict != Verdict::Placed)
-        for (uint64_t wider : widening_bounds(effective_bound(m, req))) {
-            far = decide_with(m, l, beyond_bound(req, wider), offered, allowed_nodes, false);
-            if (far.verdict == Verdict::Placed) break;
-        }
-    if (far.verdict != Verdict::Placed) return d;
     far.placement.hot_latency_bound_ns = effective_bound(m, req);
     uint32_t farthest = 0;
     for (const Segment &s : far.placement.segments)
